@@ -1,0 +1,54 @@
+#pragma once
+// Device discovery across all OpenCL platforms and selection by TESSERA_DEVICE.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tessera/runtime/opencl.hpp>
+
+namespace tessera::runtime {
+
+enum class device_type { gpu, cpu, accelerator, other };
+
+std::string_view to_string(device_type type);
+
+/// What tessera needs to know of a device, read once at discovery.
+struct device_info {
+  std::size_t platform_index = 0;
+  std::size_t device_index = 0;
+  std::string platform_name;
+  std::string name;
+  std::string vendor;
+  std::string driver_version;
+  std::string opencl_version;  // CL_DEVICE_VERSION
+  device_type type = device_type::other;
+  std::uint32_t compute_units = 0;
+  std::uint64_t global_memory_bytes = 0;
+  std::uint64_t max_allocation_bytes = 0;
+  std::uint64_t local_memory_bytes = 0;
+  std::size_t max_work_group_size = 0;
+  bool has_fp64 = false;
+  std::string extensions;
+  cl::Device handle;  // null for descriptions built by hand (tests)
+
+  /// "P:D name" as tessera-info and error messages print it.
+  std::string label() const;
+};
+
+/// Every device of every platform, in platform then device order.
+std::vector<device_info> list_devices();
+
+/// Picks a device by specification: "" (default: the first GPU, else the first CPU,
+/// else the first device), "gpu", "cpu", "P:D", or a case-insensitive substring of the
+/// device name. Throws device_selection_error listing the devices when nothing matches.
+const device_info& select_device(std::string_view spec, const std::vector<device_info>& devices);
+
+/// select_device with the value of TESSERA_DEVICE over list_devices().
+device_info select_device_from_environment();
+
+/// Throws unsupported_error unless the device computes in double precision.
+void require_fp64(const device_info& device);
+
+}  // namespace tessera::runtime

@@ -1,0 +1,92 @@
+#pragma once
+// The one program cache of tessera: every front door builds its kernels here.
+// In memory, the same (source, options) builds once per process and device; on disk,
+// program binaries are kept keyed by device, driver version, source and options.
+#include <atomic>
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include <tessera/runtime/kernel.hpp>
+#include <tessera/runtime/opencl.hpp>
+
+namespace tessera::runtime {
+
+class context;
+
+/// A built program; kernels are made from it by name.
+class program {
+ public:
+  program(cl::Program handle, std::string name) : handle_(std::move(handle)), name_(std::move(name)) {}
+  const cl::Program& handle() const noexcept { return handle_; }
+  const std::string& name() const noexcept { return name_; }
+  /// A new kernel object; throws opencl_error naming the kernel if it is not in the program.
+  kernel make_kernel(const std::string& kernel_name) const;
+
+ private:
+  cl::Program handle_;
+  std::string name_;
+};
+
+/// Counters readable by tests and tools.
+struct program_cache_counters {
+  std::size_t memory_hits = 0;      // served from this process's memory
+  std::size_t disk_hits = 0;        // loaded from a binary on disk
+  std::size_t builds = 0;           // compiled from source (memory and disk missed)
+  std::size_t corrupt_entries = 0;  // disk entries rejected by the checksum or the key
+  std::size_t disk_writes = 0;
+  double build_seconds = 0;         // time spent compiling from source
+  double load_seconds = 0;          // time spent building from disk binaries
+};
+
+/// Where binaries go: TESSERA_CACHE=off disables, TESSERA_CACHE_DIR overrides,
+/// else $XDG_CACHE_HOME/tessera, else ~/.cache/tessera. Empty when disabled.
+std::optional<std::filesystem::path> disk_cache_directory_from_environment();
+
+class program_cache {
+ public:
+  /// disk_directory: where binaries are kept; nullopt keeps them in memory only.
+  program_cache(const context& ctx, std::optional<std::filesystem::path> disk_directory);
+
+  /// The program built from source with options, from memory, disk or a fresh build.
+  /// name names the program in errors and in TESSERA_SHOW_KERNELS output.
+  /// Throws build_error with the build log when compilation fails.
+  std::shared_ptr<const program> get(const std::string& name, const std::string& source,
+                                     const std::string& options = {});
+
+  program_cache_counters counters() const;
+  void reset_counters();
+  const std::optional<std::filesystem::path>& disk_directory() const noexcept { return disk_directory_; }
+  /// The file a (source, options) pair is stored in (for tests and tools).
+  std::filesystem::path entry_path(const std::string& source, const std::string& options) const;
+
+ private:
+  struct entry {
+    std::mutex mutex;
+    std::shared_ptr<const program> built;
+  };
+  std::string disk_key(const std::string& source, const std::string& options) const;
+  std::optional<cl::Program> load_from_disk(const std::string& name, const std::string& key,
+                                            const std::filesystem::path& file,
+                                            const std::string& options);
+  void store_to_disk(const cl::Program& built, const std::string& key,
+                     const std::filesystem::path& file);
+  cl::Program build_from_source(const std::string& name, const std::string& source,
+                                const std::string& options);
+
+  const context& context_;
+  std::optional<std::filesystem::path> disk_directory_;
+  bool show_kernels_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<entry>> entries_;
+  program_cache_counters counters_;
+};
+
+/// FNV-1a, 64 bits: names cache files and checksums their contents.
+std::uint64_t fnv1a_64(std::string_view bytes, std::uint64_t seed = 0xcbf29ce484222325ull);
+
+}  // namespace tessera::runtime

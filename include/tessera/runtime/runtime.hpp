@@ -1,0 +1,10 @@
+#pragma once
+#include <tessera/runtime/buffer.hpp>
+#include <tessera/runtime/context.hpp>
+#include <tessera/runtime/device.hpp>
+#include <tessera/runtime/embedded_sources.hpp>
+#include <tessera/runtime/error.hpp>
+#include <tessera/runtime/kernel.hpp>
+#include <tessera/runtime/matrix.hpp>
+#include <tessera/runtime/matrix_view.hpp>
+#include <tessera/runtime/program_cache.hpp>

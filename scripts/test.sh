@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The tests: install, build, run every GoogleTest suite through CTest (on PoCL when there
+# is no GPU) and the Python tests of gen/.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh"
+build=${TESSERA_BUILD_DIR:-$root/build}
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" ${TESSERA_CTEST_ARGS:-}
+if compgen -G "$root/gen/tests/test_*.py" >/dev/null; then
+  python3 -m pytest -q "$root/gen/tests"
+fi

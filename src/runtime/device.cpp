@@ -1,0 +1,155 @@
+#include <tessera/runtime/device.hpp>
+#include <tessera/runtime/error.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace tessera::runtime {
+
+std::string_view to_string(device_type type) {
+  switch (type) {
+    case device_type::gpu: return "GPU";
+    case device_type::cpu: return "CPU";
+    case device_type::accelerator: return "accelerator";
+    default: return "other";
+  }
+}
+
+std::string device_info::label() const {
+  return fmt::format("{}:{} {} ({}, {})", platform_index, device_index, name, to_string(type),
+                     platform_name);
+}
+
+namespace {
+
+template <typename T, cl_device_info Info>
+T query(const cl::Device& device) {
+  T value{};
+  check_cl(device.getInfo(Info, &value), "clGetDeviceInfo");
+  return value;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back()))))
+    s.pop_back();
+  return s;
+}
+
+device_type classify(cl_device_type type) {
+  if (type & CL_DEVICE_TYPE_GPU) return device_type::gpu;
+  if (type & CL_DEVICE_TYPE_CPU) return device_type::cpu;
+  if (type & CL_DEVICE_TYPE_ACCELERATOR) return device_type::accelerator;
+  return device_type::other;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string device_list(const std::vector<device_info>& devices) {
+  if (devices.empty()) return "no OpenCL devices were found (is an ICD such as pocl-opencl-icd installed?)";
+  std::string out = "devices found:";
+  for (const auto& d : devices) out += "\n  " + d.label();
+  return out;
+}
+
+}  // namespace
+
+std::vector<device_info> list_devices() {
+  std::vector<cl::Platform> platforms;
+  cl_int status = cl::Platform::get(&platforms);
+  // The ICD loader reports "no platform" as an error; it means an empty list here.
+  if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || platforms.empty()) return {};
+  check_cl(status, "clGetPlatformIDs");
+
+  std::vector<device_info> result;
+  for (std::size_t p = 0; p < platforms.size(); ++p) {
+    std::vector<cl::Device> devices;
+    status = platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    if (status == CL_DEVICE_NOT_FOUND) continue;
+    check_cl(status, "clGetDeviceIDs");
+    std::string platform_name;
+    check_cl(platforms[p].getInfo(CL_PLATFORM_NAME, &platform_name), "clGetPlatformInfo");
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+      const cl::Device& dev = devices[d];
+      device_info info;
+      info.platform_index = p;
+      info.device_index = d;
+      info.platform_name = trim(platform_name);
+      info.name = trim(query<std::string, CL_DEVICE_NAME>(dev));
+      info.vendor = trim(query<std::string, CL_DEVICE_VENDOR>(dev));
+      info.driver_version = trim(query<std::string, CL_DRIVER_VERSION>(dev));
+      info.opencl_version = trim(query<std::string, CL_DEVICE_VERSION>(dev));
+      info.type = classify(query<cl_device_type, CL_DEVICE_TYPE>(dev));
+      info.compute_units = query<cl_uint, CL_DEVICE_MAX_COMPUTE_UNITS>(dev);
+      info.global_memory_bytes = query<cl_ulong, CL_DEVICE_GLOBAL_MEM_SIZE>(dev);
+      info.max_allocation_bytes = query<cl_ulong, CL_DEVICE_MAX_MEM_ALLOC_SIZE>(dev);
+      info.local_memory_bytes = query<cl_ulong, CL_DEVICE_LOCAL_MEM_SIZE>(dev);
+      info.max_work_group_size = query<std::size_t, CL_DEVICE_MAX_WORK_GROUP_SIZE>(dev);
+      info.extensions = trim(query<std::string, CL_DEVICE_EXTENSIONS>(dev));
+      info.has_fp64 = query<cl_device_fp_config, CL_DEVICE_DOUBLE_FP_CONFIG>(dev) != 0 ||
+                      info.extensions.find("cl_khr_fp64") != std::string::npos;
+      info.handle = dev;
+      result.push_back(std::move(info));
+    }
+  }
+  return result;
+}
+
+const device_info& select_device(std::string_view spec, const std::vector<device_info>& devices) {
+  auto fail = [&](const std::string& why) -> const device_info& {
+    throw device_selection_error(fmt::format("TESSERA_DEVICE='{}': {}; {}", spec, why, device_list(devices)));
+  };
+  auto first_of = [&](device_type type) -> const device_info* {
+    auto it = std::find_if(devices.begin(), devices.end(), [&](const auto& d) { return d.type == type; });
+    return it == devices.end() ? nullptr : &*it;
+  };
+  if (devices.empty()) return fail("no device to choose from");
+
+  const std::string wanted = lower(spec);
+  if (wanted.empty()) {
+    if (auto gpu = first_of(device_type::gpu)) return *gpu;
+    if (auto cpu = first_of(device_type::cpu)) return *cpu;
+    return devices.front();
+  }
+  if (wanted == "gpu" || wanted == "cpu") {
+    auto found = first_of(wanted == "gpu" ? device_type::gpu : device_type::cpu);
+    return found ? *found : fail(fmt::format("there is no {} device", spec));
+  }
+  if (auto colon = wanted.find(':'); colon != std::string::npos) {
+    std::size_t p = 0, d = 0;
+    auto [pe, pec] = std::from_chars(wanted.data(), wanted.data() + colon, p);
+    auto [de, dec] = std::from_chars(wanted.data() + colon + 1, wanted.data() + wanted.size(), d);
+    if (pec == std::errc{} && dec == std::errc{} && pe == wanted.data() + colon &&
+        de == wanted.data() + wanted.size()) {
+      auto it = std::find_if(devices.begin(), devices.end(), [&](const auto& dev) {
+        return dev.platform_index == p && dev.device_index == d;
+      });
+      return it != devices.end() ? *it : fail(fmt::format("there is no device {}:{}", p, d));
+    }
+  }
+  auto it = std::find_if(devices.begin(), devices.end(),
+                         [&](const auto& d) { return lower(d.name).find(wanted) != std::string::npos; });
+  return it != devices.end() ? *it
+                             : fail("expected 'gpu', 'cpu', 'P:D' or part of a device name, and no device name contains it");
+}
+
+device_info select_device_from_environment() {
+  const char* spec = std::getenv("TESSERA_DEVICE");
+  return select_device(spec ? spec : "", list_devices());
+}
+
+void require_fp64(const device_info& device) {
+  if (!device.has_fp64)
+    throw unsupported_error(fmt::format(
+        "double precision needs cl_khr_fp64, which device '{}' does not support; use float", device.name));
+}
+
+}  // namespace tessera::runtime

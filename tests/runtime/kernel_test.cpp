@@ -1,0 +1,86 @@
+#include <tessera/runtime/context.hpp>
+#include <tessera/runtime/embedded_sources.hpp>
+#include <tessera/runtime/matrix.hpp>
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "support/test_data.hpp"
+
+namespace rt = tessera::runtime;
+using tessera::testing::random_values;
+
+namespace {
+const char* const axpy_source = R"CL(
+kernel void axpy(float alpha, global const float* x, global float* y, int n) {
+  int i = get_global_id(0);
+  if (i < n) y[i] += alpha * x[i];
+}
+)CL";
+}
+
+TEST(KernelLaunch, ComputesWhatTheHostComputesAtOddSizes) {
+  auto& ctx = rt::context::get();
+  auto k = ctx.programs().get("axpy", axpy_source)->make_kernel("axpy");
+  for (rt::index_t n : {1, 2, 13, 257, 100003}) {
+    SCOPED_TRACE(n);
+    const auto x = random_values<float>(n), y = random_values<float>(n);
+    const float alpha = random_values<float>(1)[0];
+    rt::matrix<float> dx(x, n, 1), dy(y, n, 1);
+    k.launch(ctx, rt::launch_range::one_d(rt::round_up(n, 64), 64), alpha, dx, dy, static_cast<int>(n));
+    const auto out = dy.to_host();
+    for (rt::index_t i = 0; i < n; ++i) ASSERT_NEAR(out[i], y[i] + alpha * x[i], 4 * std::numeric_limits<float>::epsilon()) << i;  // the device may fuse into an fma
+  }
+}
+
+TEST(KernelLaunch, AnEmptyRangeLaunchesNothingAndGivesAValidEvent) {
+  auto& ctx = rt::context::get();
+  auto k = ctx.programs().get("axpy", axpy_source)->make_kernel("axpy");
+  rt::matrix<float> empty(0, 1);
+  auto event = k.launch(ctx, rt::launch_range::one_d(0), 1.0f, empty, empty, 0);
+  EXPECT_EQ(event.wait(), CL_SUCCESS);
+}
+
+TEST(KernelLaunch, SeveralThreadsShareOneKernelObject) {
+  auto& ctx = rt::context::get();
+  auto k = ctx.programs().get("axpy", axpy_source)->make_kernel("axpy");
+  const int n = 4099;
+  std::vector<std::vector<float>> xs, ys;
+  std::vector<rt::matrix<float>> dxs, dys;
+  for (int t = 0; t < 4; ++t) {
+    xs.push_back(random_values<float>(n));
+    ys.push_back(random_values<float>(n));
+    dxs.emplace_back(xs.back(), n, 1);
+    dys.emplace_back(ys.back(), n, 1);
+  }
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 10; ++rep)
+        k.launch(ctx, rt::launch_range::one_d(rt::round_up(n, 64), 64), float(t + 1), dxs[t], dys[t], n);
+    });
+  for (auto& t : threads) t.join();
+  for (int t = 0; t < 4; ++t) {
+    const auto out = dys[t].to_host();
+    for (int i = 0; i < n; ++i) ASSERT_NEAR(out[i], ys[t][i] + 10.0f * (t + 1) * xs[t][i], 1e-4f) << t << "," << i;
+  }
+}
+
+TEST(KernelLaunch, ProfilingGivesADuration) {
+  auto& ctx = rt::context::get();
+  auto k = ctx.programs().get("axpy", axpy_source)->make_kernel("axpy");
+  const int n = 1 << 16;
+  rt::matrix<float> x(random_values<float>(n), n, 1), y(random_values<float>(n), n, 1);
+  const auto event = k.launch(ctx, rt::launch_range::one_d(n, 64), 0.5f, x, y, n);
+  EXPECT_GT(rt::elapsed_seconds(event), 0.0);
+}
+
+TEST(EmbeddedSources, UnknownPathIsNamed) {
+  try {
+    rt::embedded_source("no/such/kernel.cl");
+    FAIL();
+  } catch (const tessera::error& e) {
+    EXPECT_NE(std::string(e.what()).find("no/such/kernel.cl"), std::string::npos);
+  }
+}
