@@ -18,11 +18,6 @@ using index_t = std::int64_t;
 template <typename T>
 concept device_scalar = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
-/// The OpenCL C name of a scalar type ("float", "double").
-template <device_scalar T>
-constexpr std::string_view opencl_type_name() {
-  return std::is_same_v<T, float> ? "float" : "double";
-}
 
 /// "rows x cols" as errors print shapes.
 std::string shape_string(index_t rows, index_t cols);
