@@ -43,8 +43,9 @@ class ProgramCacheTest : public ::testing::Test {
   fs::path dir_;
 };
 
-std::string run_probe(const fs::path& cache_dir, const std::string& tag) {
-  const std::string command = "TESSERA_CACHE_DIR='" + cache_dir.string() + "' '" TESSERA_CACHE_PROBE "' " + tag;
+std::string run_probe(const fs::path& cache_dir, const std::string& tag, const std::string& extra_env = "") {
+  const std::string command =
+      extra_env + " TESSERA_CACHE_DIR='" + cache_dir.string() + "' '" TESSERA_CACHE_PROBE "' " + tag + " 2>&1";
   std::string output;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return "popen failed";
@@ -80,6 +81,26 @@ TEST_F(ProgramCacheTest, ASecondProcessLoadsFromDiskAndBuildsNothing) {
   const std::string tag = "t" + std::to_string(tessera::testing::fresh_seed() % 1000000);
   EXPECT_THAT(run_probe(dir_, tag), HasSubstr("builds=1 disk_hits=0 corrupt=0 writes=1"));
   EXPECT_THAT(run_probe(dir_, tag), HasSubstr("builds=0 disk_hits=1 corrupt=0 writes=0"));
+}
+
+TEST_F(ProgramCacheTest, ProcessesWritingTheSameEntryConcurrentlyLeaveAValidEntry) {
+  const std::string tag = "race" + std::to_string(tessera::testing::fresh_seed() % 1000000);
+  std::vector<std::thread> writers;
+  std::vector<std::string> outputs(4);
+  for (int p = 0; p < 4; ++p) writers.emplace_back([&, p] { outputs[p] = run_probe(dir_, tag); });
+  for (auto& w : writers) w.join();
+  for (const auto& out : outputs) EXPECT_THAT(out, HasSubstr("corrupt=0"));
+  // Whatever the interleaving, the entry left behind is whole: the next process loads it.
+  EXPECT_THAT(run_probe(dir_, tag), HasSubstr("builds=0 disk_hits=1 corrupt=0"));
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().extension(), ".clbin") << "temporary file left behind: " << entry.path();
+}
+
+TEST_F(ProgramCacheTest, ShowKernelsPrintsTheSourceOnFirstUse) {
+  const std::string tag = "show" + std::to_string(tessera::testing::fresh_seed() % 1000000);
+  const auto out = run_probe(dir_, tag, "TESSERA_SHOW_KERNELS=1");
+  EXPECT_THAT(out, HasSubstr("kernel void probe_" + tag));
+  EXPECT_THAT(run_probe(dir_, tag), ::testing::Not(HasSubstr("kernel void")));
 }
 
 TEST_F(ProgramCacheTest, ACorruptEntryIsDetectedAndRebuilt) {
