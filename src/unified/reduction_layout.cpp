@@ -16,6 +16,19 @@ std::size_t target_groups(const runtime::device_info& device) {
   return device.type == runtime::device_type::gpu ? 8 * units : 4 * units;
 }
 
+// `items` work-items share `length` terms.
+void share_terms(reduction_layout& out, const runtime::device_info& device, std::size_t items, std::size_t length) {
+  if (device.type == runtime::device_type::cpu) {
+    out.chunk = std::max<std::size_t>(ceil_div(length, items), 1);
+    out.span = out.chunk;
+    out.step = 1;
+  } else {
+    out.chunk = 1;
+    out.span = length;
+    out.step = items;
+  }
+}
+
 }  // namespace
 
 reduction_layout full_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t n) {
@@ -23,6 +36,7 @@ reduction_layout full_reduction_layout(const runtime::device_info& device, std::
   out.local = local;
   out.groups = std::clamp<std::size_t>(ceil_div(n, local), 1, target_groups(device));
   out.parts = out.groups;
+  share_terms(out, device, out.groups * local, n);
   return out;
 }
 
@@ -36,6 +50,7 @@ reduction_layout row_reduction_layout(const runtime::device_info& device, std::s
   if (out.groups > 0 && out.groups < target && cols > out.lanes)
     out.parts = std::min(ceil_div(target, out.groups), ceil_div(cols, out.lanes));
   out.part_length = ceil_div(cols, out.parts);
+  share_terms(out, device, out.lanes, out.part_length);
   return out;
 }
 
@@ -50,6 +65,7 @@ reduction_layout col_reduction_layout(const runtime::device_info& device, std::s
   if (out.groups > 0 && out.groups < target && rows > row_lanes)
     out.parts = std::min(ceil_div(target, out.groups), ceil_div(rows, row_lanes));
   out.part_length = ceil_div(rows, out.parts);
+  share_terms(out, device, row_lanes, out.part_length);
   return out;
 }
 

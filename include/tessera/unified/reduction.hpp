@@ -181,6 +181,26 @@ void accumulate(traced_var<V>& acc, X&& term) {
   acc = Op{}(current, value(std::forward<X>(term)));
 }
 
+/// The loop over one work-item's terms (see reduction_layout): opens
+/// `for (long x = first; x < last; x += step)` and returns x.
+inline std::string open_item_loop(const std::shared_ptr<kernel_trace>& t, const std::string& base,
+                                  const std::string& index, const std::string& end, const char* name) {
+  const std::string chunk = t->scalar_parameter("long", "chunk");
+  const std::string span = t->scalar_parameter("long", "span");
+  const std::string step = t->scalar_parameter("long", "step");
+  const std::string first = t->constant("long", base + " + " + index + " * " + chunk, "first");
+  const std::string last = t->constant("long", "min(" + end + ", " + first + " + " + span + ")", "last");
+  const std::string x = t->fresh_name(name);
+  t->open_block("for (long " + x + " = " + first + "; " + x + " < " + last + "; " + x + " += " + step + ")");
+  return x;
+}
+
+/// The chunk, span and step parameters of open_item_loop.
+inline std::tuple<std::int64_t, std::int64_t, std::int64_t> item_loop(const reduction_layout& layout) {
+  return {static_cast<std::int64_t>(layout.chunk), static_cast<std::int64_t>(layout.span),
+          static_cast<std::int64_t>(layout.step)};
+}
+
 /// Stores acc in scratch[lid] and reduces groups of `count` lanes (lane index `lane`, lanes
 /// `spacing` apart in scratch) with a tree; lane 0's scratch then holds the group's value.
 template <typename Op, kernel_value V>
@@ -215,10 +235,8 @@ void trace_full_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string scratch = local_scratch(t, type);
   const std::string lid = t->constant("long", "get_local_id(0)", "lid");
   const std::string gid = t->constant("long", "get_global_id(0)", "gid");
-  const std::string step = t->constant("long", "get_global_size(0)", "step");
   traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
-  const std::string i = t->fresh_name("i");
-  t->open_block("for (long " + i + " = " + gid + "; " + i + " < " + n + "; " + i + " += " + step + ")");
+  const std::string i = open_item_loop(t, "0", gid, n, "i");
   if constexpr (TwoD) {
     const std::string row = t->constant("long", i + " / " + cols, "row");
     const std::string col = t->constant("long", i + " - " + row + " * " + cols, "col");
@@ -313,9 +331,7 @@ void trace_row_partials(const std::shared_ptr<kernel_trace>& t) {
   t->open_block("if (" + row + " < " + rows + ")");
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
   const std::string end = t->constant("long", "min(" + cols + ", " + begin + " + " + part_length + ")", "end");
-  const std::string col = t->fresh_name("col");
-  t->open_block("for (long " + col + " = " + begin + " + " + lane + "; " + col + " < " + end + "; " + col +
-                " += " + lanes + ")");
+  const std::string col = open_item_loop(t, begin, lane, end, "col");
   auto&& term = std::apply(
       [&](auto&... a) -> decltype(auto) {
         return Fn{}(traced<std::int64_t>(t, row, 0), traced<std::int64_t>(t, col, t->scope()), a...);
@@ -354,9 +370,7 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   t->open_block("if (" + col + " < " + cols + ")");
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
   const std::string end = t->constant("long", "min(" + rows + ", " + begin + " + " + part_length + ")", "end");
-  const std::string row = t->fresh_name("row");
-  t->open_block("for (long " + row + " = " + begin + " + " + row_lane + "; " + row + " < " + end + "; " + row +
-                " += " + row_lanes + ")");
+  const std::string row = open_item_loop(t, begin, row_lane, end, "row");
   auto&& term = std::apply(
       [&](auto&... a) -> decltype(auto) {
         return Fn{}(traced<std::int64_t>(t, row, t->scope()), traced<std::int64_t>(t, col, 0), a...);
@@ -394,7 +408,7 @@ void reduce(const opencl_executor& exec, V identity, array<V>& result, std::int6
     else return std::tuple<std::int64_t, V>(n, identity);
   }();
   enqueue(kernels[0], exec, runtime::launch_range::one_d(layout.groups * layout.local, layout.local),
-          std::tuple_cat(sizes, launch_values(launch, args...), std::tuple(partials)));
+          std::tuple_cat(sizes, launch_values(launch, args...), std::tuple(partials), item_loop(layout)));
   const std::size_t final_local = kernels[1].work_group_size;
   enqueue(kernels[1], exec, runtime::launch_range::one_d(final_local, final_local),
           std::tuple(static_cast<std::int64_t>(layout.groups), identity, partials, result.device_buffer().handle()()));
@@ -434,7 +448,7 @@ void row_reduce(const opencl_executor& exec, V identity, array<V>& result, std::
                                     static_cast<std::int64_t>(layout.lanes), static_cast<std::int64_t>(layout.parts),
                                     static_cast<std::int64_t>(layout.part_length), identity),
                          launch_values(launch, args...),
-                         std::tuple(partials)));
+                         std::tuple(partials), item_loop(layout)));
   finish_per_output(exec, kernels[1], rows, layout.parts, layout.parts, 1, identity, partials, result, stride);
 }
 
@@ -460,7 +474,7 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
                                     static_cast<std::int64_t>(layout.lanes), static_cast<std::int64_t>(layout.parts),
                                     static_cast<std::int64_t>(layout.part_length), identity),
                          launch_values(launch, args...),
-                         std::tuple(partials)));
+                         std::tuple(partials), item_loop(layout)));
   finish_per_output(exec, kernels[1], cols, layout.parts, 1, cols, identity, partials, result, 1);
 }
 
