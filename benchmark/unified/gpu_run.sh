@@ -11,7 +11,7 @@ cmake --build "$build" -j"$(nproc)" --target tessera_unified_tests bench_unified
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 date -u | tee -a "$out/gpu.txt"
 export TESSERA_DEVICE=gpu TESSERA_CACHE_DIR=/tmp/tessera-cache
-"$build/tests/unified/tessera_unified_tests" --gtest_filter='*opencl*:unified_tracing*:reduction_layout*' \
+timeout 45 "$build/tests/unified/tessera_unified_tests" --gtest_filter='*opencl*:unified_tracing*:reduction_layout*' \
   >"$out/tests.txt" 2>&1 && echo "unified tests on the GPU: passed" || { echo "unified tests on the GPU: FAILED"; tail -40 "$out/tests.txt"; }
 "$build/benchmark/unified/bench_unified" \
   --benchmark_filter='(opencl.*/(1048576|16777216|67108864))|(omp.*/(1048576|16777216|67108864))' \
