@@ -1,7 +1,12 @@
 // Unified kernels against hand-written code on each backend: the OpenMP executor against a
 // hand-written OpenMP loop, the OpenCL executor against hand-written OpenCL kernels (same
 // launch shape, same two-stage reduction), for an axpy-like kernel and a dot product.
-// Every iteration waits for the result, so each figure is what a synchronous caller sees.
+// Every timed call waits for its result, so each figure is what a synchronous caller sees.
+//
+// BM_<case>_unified and BM_<case>_hand time each side alone. BM_<case>_paired runs both in
+// every iteration, alternating which goes first, and reports the median of the per-iteration
+// ratios hand / unified: on a machine shared with other work, the two sides of a pair see the
+// same load, so the ratio stays meaningful when the times themselves do not.
 #include <tessera/runtime/runtime.hpp>
 #include <tessera/unified/unified.hpp>
 
@@ -10,8 +15,10 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
-#include <stdexcept>
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace {
@@ -33,41 +40,8 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
-void set_counters(benchmark::State& state, std::size_t n, std::size_t arrays_touched) {
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * n * arrays_touched * sizeof(float)));
-  state.counters["n"] = static_cast<double>(n);
-}
-
-// --- axpy-like: y[i] += a * x[i] --------------------------------------------------------
-
-constexpr float alpha = 0.75f;
-
-void BM_axpy_omp_unified(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  auto exec = omp_executor::create();
-  const array<float> x(exec, random_floats(n, 1));
-  array<float> y(exec, random_floats(n, 2));
-  for (auto _ : state) {
-    run_kernel(exec, [](auto i, auto a, auto x, auto y) { y[i] += a * x[i]; }, n, alpha, x, y);
-    benchmark::ClobberMemory();
-  }
-  set_counters(state, n, 3);
-}
-
-void BM_axpy_omp_hand(benchmark::State& state) {
-  const auto n = static_cast<std::int64_t>(state.range(0));
-  const auto xs = random_floats(n, 1);
-  auto ys = random_floats(n, 2);
-  const float* x = xs.data();
-  float* y = ys.data();
-  const int threads = omp_get_max_threads();
-  for (auto _ : state) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (std::int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
-    benchmark::ClobberMemory();
-  }
-  set_counters(state, static_cast<std::size_t>(n), 3);
-}
+// Not a constant: the hand-written loops must read it at run time, as the kernels do.
+float alpha = 0.75f;
 
 const char* const hand_written_source = R"(
 kernel void axpy(const long n, const float a, global const float* x, global float* y) {
@@ -109,13 +83,15 @@ kernel void dot_final(const long count, global const float* partials, global flo
 }
 )";
 
-struct hand_written {
+/// The hand-written OpenCL kernels, built once through the program cache.
+struct hand_written_kernels {
   rt::context& ctx = rt::context::get();
   std::shared_ptr<const rt::program> program = ctx.programs().get("unified benchmark (hand-written)", hand_written_source);
   rt::kernel axpy = program->make_kernel("axpy");
   rt::kernel dot_partials = program->make_kernel("dot_partials");
   rt::kernel dot_final = program->make_kernel("dot_final");
   static constexpr std::size_t local = 256;
+
   /// Work-groups of the dot product's first stage: enough to fill every compute unit.
   std::size_t dot_groups(std::size_t n) const {
     const std::size_t per_unit = ctx.device().type == rt::device_type::gpu ? 8 : 4;
@@ -132,122 +108,189 @@ struct hand_written {
   }
 };
 
-void BM_axpy_opencl_unified(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  auto exec = opencl_executor::create();
-  const array<float> x(exec, random_floats(n, 1));
-  array<float> y(exec, random_floats(n, 2));
-  auto axpy = [](auto i, auto a, auto x, auto y) { y[i] += a * x[i]; };
-  run_kernel(exec, axpy, n, alpha, x, y);  // trace and build outside the timing
-  exec->synchronize();
-  for (auto _ : state) {
-    run_kernel(exec, axpy, n, alpha, x, y);
-    exec->synchronize();
+// --- the cases: each has unified() and hand(), both ending when their result is there -------
+
+/// y[i] += a * x[i] on the host.
+struct axpy_omp {
+  static constexpr std::size_t arrays = 3;
+  std::size_t n;
+  std::shared_ptr<const omp_executor> exec = omp_executor::create();
+  array<float> x, y;
+  std::vector<float> hx, hy;
+  explicit axpy_omp(std::size_t size)
+      : n(size), x(exec, random_floats(n, 1)), y(exec, random_floats(n, 2)), hx(random_floats(n, 1)),
+        hy(random_floats(n, 2)) {}
+  void unified() {
+    run_kernel(exec, [](auto i, auto a, auto x, auto y) { y[i] += a * x[i]; }, n, alpha, std::as_const(x), y);
+    benchmark::ClobberMemory();
   }
-  set_counters(state, n, 3);
-}
-
-void BM_axpy_opencl_hand(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  hand_written hw;
-  const rt::matrix<float> x(random_floats(n, 1), static_cast<rt::index_t>(n), 1);
-  rt::matrix<float> y(random_floats(n, 2), static_cast<rt::index_t>(n), 1);
-  const auto range = rt::launch_range::one_d(rt::round_up(n, hw.local), hw.local);
-  hw.axpy.launch(hw.ctx, range, static_cast<std::int64_t>(n), alpha, x, y);  // the driver's first-launch work
-  hw.ctx.finish();
-  for (auto _ : state) {
-    hw.axpy.launch(hw.ctx, range, static_cast<std::int64_t>(n), alpha, x, y);
-    hw.ctx.finish();
+  void hand() {
+    const float* xp = hx.data();
+    float* yp = hy.data();
+    const float a = alpha;
+    const auto size = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < size; ++i) yp[i] += a * xp[i];
+    benchmark::ClobberMemory();
   }
-  set_counters(state, n, 3);
-}
+};
 
-// --- dot product --------------------------------------------------------------------------
-
-void BM_dot_omp_unified(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  auto exec = omp_executor::create();
-  const array<float> x(exec, random_floats(n, 1)), y(exec, random_floats(n, 2));
-  array<float> result(exec, 1);
-  for (auto _ : state) {
+/// sum of x[i] * y[i] on the host.
+struct dot_omp {
+  static constexpr std::size_t arrays = 2;
+  std::size_t n;
+  std::shared_ptr<const omp_executor> exec = omp_executor::create();
+  array<float> x, y, result;
+  std::vector<float> hx, hy;
+  explicit dot_omp(std::size_t size)
+      : n(size), x(exec, random_floats(n, 1)), y(exec, random_floats(n, 2)), result(exec, 1),
+        hx(random_floats(n, 1)), hy(random_floats(n, 2)) {}
+  void unified() {
     run_kernel_reduction(exec, [](auto i, auto x, auto y) { return x[i] * y[i]; }, TESSERA_KERNEL_REDUCE_SUM(float),
-                         result, n, x, y);
+                         result, n, std::as_const(x), std::as_const(y));
     benchmark::DoNotOptimize(result.host_data()[0]);
   }
-  set_counters(state, n, 2);
-}
-
-void BM_dot_omp_hand(benchmark::State& state) {
-  const auto n = static_cast<std::int64_t>(state.range(0));
-  const auto xs = random_floats(n, 1), ys = random_floats(n, 2);
-  const float* x = xs.data();
-  const float* y = ys.data();
-  const int threads = omp_get_max_threads();
-  for (auto _ : state) {
+  void hand() {
+    const float* xp = hx.data();
+    const float* yp = hy.data();
+    const auto size = static_cast<std::int64_t>(n);
     float sum = 0;
-#pragma omp parallel for schedule(static) reduction(+ : sum) num_threads(threads)
-    for (std::int64_t i = 0; i < n; ++i) sum += x[i] * y[i];
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+    for (std::int64_t i = 0; i < size; ++i) sum += xp[i] * yp[i];
     benchmark::DoNotOptimize(sum);
   }
-  set_counters(state, static_cast<std::size_t>(n), 2);
-}
+};
 
-void BM_dot_opencl_unified(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  auto exec = opencl_executor::create();
-  const array<float> x(exec, random_floats(n, 1)), y(exec, random_floats(n, 2));
-  array<float> result(exec, 1);
-  auto dot = [&] {
-    run_kernel_reduction(exec, [](auto i, auto x, auto y) { return x[i] * y[i]; }, TESSERA_KERNEL_REDUCE_SUM(float),
-                         result, n, x, y);
-  };
-  dot();  // trace and build outside the timing
-  exec->synchronize();
-  for (auto _ : state) {
-    dot();
+/// y[i] += a * x[i] on the OpenCL device.
+struct axpy_opencl {
+  static constexpr std::size_t arrays = 3;
+  std::size_t n;
+  std::shared_ptr<const opencl_executor> exec = opencl_executor::create();
+  hand_written_kernels hw;
+  array<float> x, y;
+  rt::matrix<float> hx, hy;
+  explicit axpy_opencl(std::size_t size)
+      : n(size), x(exec, random_floats(n, 1)), y(exec, random_floats(n, 2)),
+        hx(random_floats(n, 1), static_cast<rt::index_t>(n), 1), hy(random_floats(n, 2), static_cast<rt::index_t>(n), 1) {}
+  void unified() {
+    run_kernel(exec, [](auto i, auto a, auto x, auto y) { y[i] += a * x[i]; }, n, alpha, std::as_const(x), y);
     exec->synchronize();
   }
-  set_counters(state, n, 2);
-}
-
-void BM_dot_opencl_hand(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  hand_written hw;
-  const rt::matrix<float> x(random_floats(n, 1), static_cast<rt::index_t>(n), 1);
-  const rt::matrix<float> y(random_floats(n, 2), static_cast<rt::index_t>(n), 1);
-  const std::size_t groups = hw.dot_groups(n);
-  rt::matrix<float> partials(static_cast<rt::index_t>(groups), 1), result(1, 1);
-  const auto [chunk, span, step] = hw.dot_split(n, groups * hw.local);
-  auto dot = [&] {
-    hw.dot_partials.launch(hw.ctx, rt::launch_range::one_d(groups * hw.local, hw.local), static_cast<std::int64_t>(n),
-                           chunk, span, step, x, y, partials);
-    hw.dot_final.launch(hw.ctx, rt::launch_range::one_d(hw.local, hw.local), static_cast<std::int64_t>(groups),
-                        partials, result);
-  };
-  dot();  // the driver's first-launch work
-  hw.ctx.finish();
-  for (auto _ : state) {
-    dot();
+  void hand() {
+    hw.axpy.launch(hw.ctx, rt::launch_range::one_d(rt::round_up(n, hw.local), hw.local), static_cast<std::int64_t>(n),
+                   alpha, hx, hy);
     hw.ctx.finish();
   }
-  set_counters(state, n, 2);
+};
+
+/// sum of x[i] * y[i] on the OpenCL device, left in device memory.
+struct dot_opencl {
+  static constexpr std::size_t arrays = 2;
+  std::size_t n;
+  std::shared_ptr<const opencl_executor> exec = opencl_executor::create();
+  hand_written_kernels hw;
+  array<float> x, y, result;
+  rt::matrix<float> hx, hy, partials, hresult;
+  std::size_t groups;
+  std::array<std::int64_t, 3> split;
+  explicit dot_opencl(std::size_t size)
+      : n(size), x(exec, random_floats(n, 1)), y(exec, random_floats(n, 2)), result(exec, 1),
+        hx(random_floats(n, 1), static_cast<rt::index_t>(n), 1), hy(random_floats(n, 2), static_cast<rt::index_t>(n), 1),
+        partials(static_cast<rt::index_t>(hw.dot_groups(n)), 1), hresult(1, 1), groups(hw.dot_groups(n)),
+        split(hw.dot_split(n, groups * hw.local)) {}
+  void unified() {
+    run_kernel_reduction(exec, [](auto i, auto x, auto y) { return x[i] * y[i]; }, TESSERA_KERNEL_REDUCE_SUM(float),
+                         result, n, std::as_const(x), std::as_const(y));
+    exec->synchronize();
+  }
+  void hand() {
+    hw.dot_partials.launch(hw.ctx, rt::launch_range::one_d(groups * hw.local, hw.local), static_cast<std::int64_t>(n),
+                           split[0], split[1], split[2], hx, hy, partials);
+    hw.dot_final.launch(hw.ctx, rt::launch_range::one_d(hw.local, hw.local), static_cast<std::int64_t>(groups), partials,
+                        hresult);
+    hw.ctx.finish();
+  }
+};
+
+// --- the three ways to time a case ------------------------------------------------------------
+
+template <typename Case>
+void set_bytes(benchmark::State& state, const Case& c, std::int64_t calls) {
+  state.SetBytesProcessed(calls * static_cast<std::int64_t>(c.n * Case::arrays * sizeof(float)));
+  state.counters["n"] = static_cast<double>(c.n);
+}
+
+template <typename Case, void (Case::*side)()>
+void time_one(benchmark::State& state) {
+  Case c(static_cast<std::size_t>(state.range(0)));
+  (c.*side)();  // tracing, building and the driver's first-launch work stay out of the timing
+  for (auto _ : state) (c.*side)();
+  set_bytes(state, c, state.iterations());
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+template <typename Case>
+void time_paired(benchmark::State& state) {
+  Case c(static_cast<std::size_t>(state.range(0)));
+  c.unified();
+  c.hand();
+  auto seconds = [](auto&& call) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::vector<double> ratio, unified, hand;
+  bool unified_first = true;
+  for (auto _ : state) {
+    double u, h;
+    if (unified_first) {
+      u = seconds([&] { c.unified(); });
+      h = seconds([&] { c.hand(); });
+    } else {
+      h = seconds([&] { c.hand(); });
+      u = seconds([&] { c.unified(); });
+    }
+    unified_first = !unified_first;
+    ratio.push_back(h / u);
+    unified.push_back(u);
+    hand.push_back(h);
+  }
+  state.counters["hand_over_unified"] = median(ratio);
+  state.counters["unified_us"] = median(unified) * 1e6;
+  state.counters["hand_us"] = median(hand) * 1e6;
+  set_bytes(state, c, 2 * state.iterations());
 }
 
 // Sizes: in cache (2^16), past the caches (2^20, 2^24) and one that fills a large GPU (2^26).
 void sizes(benchmark::internal::Benchmark* b) {
   for (std::int64_t n : {1 << 16, 1 << 20, 1 << 24, 1 << 26}) b->Arg(n);
   b->UseRealTime()->Unit(benchmark::kMicrosecond);
+  // On a shared machine other processes only ever add time: the fastest repetition is the
+  // figure least disturbed by them (reported beside the median).
+  b->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
+}
+
+template <typename Case>
+void register_case(const std::string& name) {
+  benchmark::RegisterBenchmark(("BM_" + name + "_unified").c_str(), time_one<Case, &Case::unified>)->Apply(sizes);
+  benchmark::RegisterBenchmark(("BM_" + name + "_hand").c_str(), time_one<Case, &Case::hand>)->Apply(sizes);
+  benchmark::RegisterBenchmark(("BM_" + name + "_paired").c_str(), time_paired<Case>)->Apply(sizes);
 }
 
 }  // namespace
 
-BENCHMARK(BM_axpy_omp_unified)->Apply(sizes);
-BENCHMARK(BM_axpy_omp_hand)->Apply(sizes);
-BENCHMARK(BM_axpy_opencl_unified)->Apply(sizes);
-BENCHMARK(BM_axpy_opencl_hand)->Apply(sizes);
-BENCHMARK(BM_dot_omp_unified)->Apply(sizes);
-BENCHMARK(BM_dot_omp_hand)->Apply(sizes);
-BENCHMARK(BM_dot_opencl_unified)->Apply(sizes);
-BENCHMARK(BM_dot_opencl_hand)->Apply(sizes);
-
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  register_case<axpy_omp>("axpy_omp");
+  register_case<axpy_opencl>("axpy_opencl");
+  register_case<dot_omp>("dot_omp");
+  register_case<dot_opencl>("dot_opencl");
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -81,17 +81,23 @@ struct two_d_kernel;
 
 // --- OpenMP ---------------------------------------------------------------------------
 
+/// This thread's share of [0, n). Called inside the parallel region with the arguments by
+/// value, so each thread holds its own copies: the compiler then knows the loop's stores
+/// cannot change them, keeps them in registers and vectorizes the loop.
+template <typename Fn, typename... A>
+void rows_of_thread(Fn fn, std::int64_t n, A... a) {
+#pragma omp for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) fn(i, a...);
+}
+
 template <typename Fn, typename... Args>
 void run_1d(const omp_executor& exec, Fn fn, std::size_t size, Args&... args) {
   const host_launch launch{"run_kernel"};
   const std::int64_t n = checked_extent(launch.operation, size);
   check_arguments(exec, launch, args...);
-  std::apply(
-      [&](auto... a) {
-#pragma omp parallel for schedule(static) num_threads(exec.num_threads()) if (n >= min_parallel_elements)
-        for (std::int64_t i = 0; i < n; ++i) fn(i, a...);
-      },
-      host_arguments(launch, args...));
+  const auto arguments = host_arguments(launch, args...);
+#pragma omp parallel num_threads(exec.num_threads()) if (n >= min_parallel_elements)
+  std::apply([&](auto... a) { rows_of_thread(fn, n, a...); }, arguments);
 }
 
 /// fn(row, col) for col in [base, base + sizeof...(K)), unrolled.
@@ -101,12 +107,13 @@ inline void columns(Fn& fn, [[maybe_unused]] std::int64_t row, [[maybe_unused]] 
   (fn(row, base + static_cast<std::int64_t>(K), a...), ...);
 }
 
-/// Rows in parallel; each row's columns in unrolled blocks of four, then the Remainder.
+/// Rows in parallel (this thread's share); each row's columns in unrolled blocks of four,
+/// then the Remainder. Arguments by value, as in rows_of_thread.
 template <std::size_t Remainder, typename Fn, typename... A>
-void rows_in_parallel(int threads, Fn fn, std::int64_t rows, std::int64_t cols, A... a) {
+void rows_in_blocks(Fn fn, std::int64_t rows, std::int64_t cols, A... a) {
   constexpr std::int64_t block = 4;
   const std::int64_t rounded = cols - static_cast<std::int64_t>(Remainder);
-#pragma omp parallel for schedule(static) num_threads(threads) if (rows * cols >= min_parallel_elements)
+#pragma omp for schedule(static)
   for (std::int64_t row = 0; row < rows; ++row) {
     for (std::int64_t base = 0; base < rounded; base += block)
       columns(fn, row, base, std::make_index_sequence<block>{}, a...);
@@ -115,21 +122,26 @@ void rows_in_parallel(int threads, Fn fn, std::int64_t rows, std::int64_t cols, 
 }
 
 template <typename Fn, typename... A>
-void run_rows(int threads, Fn fn, std::int64_t rows, std::int64_t cols, A... a) {
-  switch (cols % 4) {
-    case 0: return rows_in_parallel<0>(threads, fn, rows, cols, a...);
-    case 1: return rows_in_parallel<1>(threads, fn, rows, cols, a...);
-    case 2: return rows_in_parallel<2>(threads, fn, rows, cols, a...);
-    default: return rows_in_parallel<3>(threads, fn, rows, cols, a...);
-  }
+void run_rows(int threads, Fn fn, std::int64_t rows, std::int64_t cols, const std::tuple<A...>& arguments) {
+#pragma omp parallel num_threads(threads) if (rows * cols >= min_parallel_elements)
+  std::apply(
+      [&](auto... a) {
+        switch (cols % 4) {
+          case 0: return rows_in_blocks<0>(fn, rows, cols, a...);
+          case 1: return rows_in_blocks<1>(fn, rows, cols, a...);
+          case 2: return rows_in_blocks<2>(fn, rows, cols, a...);
+          default: return rows_in_blocks<3>(fn, rows, cols, a...);
+        }
+      },
+      arguments);
 }
 
 template <bool Solver, typename Fn, typename... Args>
 void run_2d(const omp_executor& exec, Fn fn, dim<2> size, const host_launch& launch, Args&... args) {
   checked_elements(launch.operation, size);
   check_arguments(exec, launch, args...);
-  std::apply([&](auto... a) { run_rows(exec.num_threads(), fn, size[0], size[1], a...); },
-             host_arguments(launch, args...));
+  run_rows(exec.num_threads(), fn, static_cast<std::int64_t>(size[0]), static_cast<std::int64_t>(size[1]),
+           host_arguments(launch, args...));
 }
 
 // --- OpenCL ---------------------------------------------------------------------------
