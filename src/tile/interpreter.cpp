@@ -250,8 +250,10 @@ class interpreter {
     auto offset = [&](std::size_t first_row, const std::vector<std::int64_t>& strides,
                       std::span<const std::int64_t> numerators) {
       std::int64_t o = 0;
-      for (std::size_t k = 0; k < strides.size(); ++k)
-        o += strides[k] * (numerators[first_row + k] / denominators[first_row + k]);
+      for (std::size_t k = 0; k < strides.size(); ++k) {
+        const std::int64_t d = denominators[first_row + k];
+        o += strides[k] * (d == 1 ? numerators[first_row + k] : numerators[first_row + k] / d);
+      }
       return o;
     };
     try {

@@ -63,6 +63,8 @@ bool normalize_inequality(linear& a) {
   return true;
 }
 
+constexpr std::size_t max_inequalities = 4096;
+
 class deriver {
  public:
   deriver(const index_space& space, const std::vector<std::string>& names) : space_(space), names_(names) {}
@@ -368,6 +370,12 @@ class deriver {
           }
           add_unique(rest, std::move(combined));
         }
+      // Fourier-Motzkin can square the number of inequalities per variable; refuse rather
+      // than hang on contractions no realistic program writes.
+      if (rest.size() > max_inequalities)
+        throw lowering_error({}, fmt::format("deriving exact loop bounds needs more than {} inequalities; split the "
+                                             "contraction or add constraints",
+                                             max_inequalities));
       current = std::move(rest);
     }
     for (const auto& g : current) {

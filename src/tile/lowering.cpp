@@ -155,6 +155,31 @@ class element_emitter {
   shape iteration_;
 };
 
+/// Register blocking of a contraction: each work item computes a block of outputs (the
+/// product of sizes) along up to two axes, so that an operand that does not move along an
+/// axis is loaded once for the whole block.
+struct block_plan {
+  std::vector<std::size_t> axes;
+  std::vector<std::int64_t> sizes;  // elements per work item along each axis
+  std::vector<std::int64_t> grid;   // work items along each axis: ceil(extent / size)
+
+  std::size_t elements() const {
+    std::size_t n = 1;
+    for (const auto b : sizes) n *= static_cast<std::size_t>(b);
+    return n;
+  }
+  /// Position of element e along blocked axis i (the last axis varies fastest).
+  std::int64_t index(std::size_t e, std::size_t i) const {
+    std::size_t rest = e;
+    for (std::size_t j = sizes.size(); j-- > i + 1;) rest /= static_cast<std::size_t>(sizes[j]);
+    return static_cast<std::int64_t>(rest % static_cast<std::size_t>(sizes[i]));
+  }
+  /// Whether an operand's offset changes along blocked axis i.
+  bool moves(const integer_affine& offset, std::size_t i) const {
+    return axes[i] < offset.parameters.size() && offset.parameters[axes[i]] != 0;
+  }
+};
+
 class lowerer {
  public:
   lowerer(const program& p, const std::vector<tensor_layout>& inputs, element_type type, const lowering_options& options)
@@ -338,37 +363,44 @@ class lowerer {
   kernel_launch emit_contraction(const group& g, std::size_t number, const std::vector<std::size_t>& written) {
     const auto& c = std::get<contraction>(p_.statements[*g.contraction]);
     const index_space& space = *lp_.shapes.spaces[*g.contraction];
-    const loop_nest nest = derive_loop_nest(space, c.index_names);
+    loop_nest nest;
+    try {
+      nest = derive_loop_nest(space, c.index_names);
+    } catch (const shape_error& e) {
+      throw shape_error(c.position, e.message());  // name the statement
+    } catch (const lowering_error& e) {
+      throw lowering_error(c.position, e.message());
+    }
     const shape s = shape_of(c.output);
     const std::size_t rank = s.size();
     const std::int64_t count = element_count(s);
     const auto read = read_tensors(g);
 
-    // Register blocking along an output axis whose coordinate no bound or guard depends on:
-    // the work item then shares loads that do not depend on that coordinate.
-    std::optional<std::size_t> block_axis;
-    int block = 1;
-    if (options_.register_block > 1 && !nest.empty && !nest.loops.empty() && rank > 0) {
-      for (std::size_t d = rank; d-- > 0 && !block_axis;) {
-        if (s[d] < 2 || !independent_of(nest, d)) continue;
-        // Worth it only if some operand does not move with this coordinate.
-        bool reuse = false;
-        std::size_t row = space.output_rows.size();
-        for (std::size_t k = 0; k < c.operands.size(); ++k) {
-          bool moves = false;
-          for (std::size_t a = 0; a < space.operand_rows[k].size(); ++a) {
-            const auto& v = nest.row_values[row + a];
-            if (v && d < v->parameters.size() && v->parameters[d] != 0) moves = true;
-          }
-          row += space.operand_rows[k].size();
-          if (!moves) reuse = true;
+    // Each operand's offset as an affine form of loops and parameters.
+    std::vector<integer_affine> offsets;
+    if (!nest.empty) {
+      std::size_t row = space.output_rows.size();
+      for (std::size_t k = 0; k < c.operands.size(); ++k) {
+        const tensor_layout& layout = lp_.layouts[c.operands[k].tensor];
+        integer_affine offset;
+        offset.loops.assign(nest.loops.size(), 0);
+        offset.parameters.assign(nest.parameters, 0);
+        offset.constant = layout.offset;
+        for (std::size_t a = 0; a < space.operand_rows[k].size(); ++a) {
+          const integer_affine& v = *nest.row_values[row + a];
+          const std::int64_t stride = layout.dims[a] == 1 ? 0 : layout.strides[a];
+          for (std::size_t i = 0; i < v.loops.size(); ++i) offset.loops[i] += stride * v.loops[i];
+          for (std::size_t j = 0; j < v.parameters.size(); ++j) offset.parameters[j] += stride * v.parameters[j];
+          offset.constant += stride * v.constant;
         }
-        if (reuse) block_axis = d;
+        row += space.operand_rows[k].size();
+        offsets.push_back(std::move(offset));
       }
-      if (block_axis) block = static_cast<int>(std::min<std::int64_t>(options_.register_block, s[*block_axis]));
     }
-    const std::int64_t blocks_along = block_axis ? (s[*block_axis] + block - 1) / block : 1;
-    const std::int64_t items = block_axis ? count / s[*block_axis] * blocks_along : count;
+    const block_plan blocks = choose_blocks(nest, offsets, s);
+    const std::size_t elements = blocks.elements();
+    std::int64_t items = count;
+    for (std::size_t i = 0; i < blocks.axes.size(); ++i) items = items / s[blocks.axes[i]] * blocks.grid[i];
 
     // The index type: int where every value the kernel computes fits.
     std::int64_t largest = count;
@@ -395,6 +427,7 @@ class lowerer {
         for (const auto& b : level.lower) check_affine(b.numerator);
         for (const auto& b : level.upper) check_affine(b.numerator);
       }
+      for (const auto& o : offsets) check_affine(o);
     }
     const std::string index_type = use_int ? "int" : "long";
 
@@ -405,34 +438,48 @@ class lowerer {
     element_emitter ee(kb, p_, lp_, T, single(), index_type);
     std::map<std::size_t, std::string> outputs;
     add_buffers(kb, k, ee, written, read, outputs);
-    kb.add_helper("tile_division",
-                  fmt::format("inline {0} tile_floor_div({0} a, {0} b) {{ return (a >= 0 ? a : a - b + 1) / b; }}\n"
-                              "inline {0} tile_ceil_div({0} a, {0} b) {{ return (a >= 0 ? a + b - 1 : a) / b; }}\n",
-                              index_type));
+    const bool divides = std::any_of(nest.loops.begin(), nest.loops.end(), [](const loop_level& l) {
+      return std::any_of(l.lower.begin(), l.lower.end(), [](const loop_bound& b) { return b.divisor != 1; }) ||
+             std::any_of(l.upper.begin(), l.upper.end(), [](const loop_bound& b) { return b.divisor != 1; });
+    });
+    if (divides && !nest.empty)
+      kb.add_helper("tile_division",
+                    fmt::format("// Rounding divisions for divisors b > 0.\n"
+                                "inline {0} tile_floor_div({0} a, {0} b) {{ return (a >= 0 ? a : a - b + 1) / b; }}\n"
+                                "inline {0} tile_ceil_div({0} a, {0} b) {{ return (a >= 0 ? a + b - 1 : a) / b; }}\n",
+                                index_type));
 
     const std::string gid = kb.declare("const " + index_type, "gid", fmt::format("({})get_global_id(0)", index_type));
     kb.statement(fmt::format("if (gid >= {}) return", items));
-    // Coordinates of the work item; along the blocked axis, the first of its block.
+    // Coordinates of the work item. Along a blocked axis it owns the elements g, g + G, g + 2G,
+    // ... (G work items along the axis): neighbouring work items touch neighbouring elements.
     shape grid = s;
-    if (block_axis) grid[*block_axis] = blocks_along;
-    std::vector<std::string> coords = declare_coordinates(kb, grid, gid, index_type);
-    std::vector<std::vector<std::string>> element_coords(block, coords);  // per blocked element
-    std::vector<std::string> element_index(block);
-    std::vector<std::string> in_range(block);
-    if (block_axis) {
-      const std::string first = kb.declare_fresh(index_type, fmt::format("{} * {}", coords[*block_axis], block), "first");
-      for (int b = 0; b < block; ++b) {
-        // Past the end of the axis, compute (and discard) the last element: every read stays in range.
-        element_coords[b][*block_axis] =
-            kb.declare_fresh(index_type, fmt::format("min({} + {}, ({}){})", first, b, index_type, s[*block_axis] - 1), "ob");
-        in_range[b] = fmt::format("{} + {} < {}", first, b, s[*block_axis]);
+    for (std::size_t i = 0; i < blocks.axes.size(); ++i) grid[blocks.axes[i]] = blocks.grid[i];
+    const std::vector<std::string> coords = declare_coordinates(kb, grid, gid, index_type);
+    std::vector<std::vector<std::string>> element_coords(elements, coords);
+    std::vector<std::string> element_index(elements, gid), in_range(elements);
+    for (std::size_t e = 0; e < elements; ++e) {
+      std::vector<std::string> conditions;
+      for (std::size_t i = 0; i < blocks.axes.size(); ++i) {
+        const std::size_t d = blocks.axes[i];
+        const std::int64_t b = blocks.index(e, i);
+        const std::string first = fmt::format("{} + {}", coords[d], b * blocks.grid[i]);
+        if (b == 0) continue;
+        if (blocks.grid[i] * blocks.sizes[i] > s[d]) {
+          // Past the end of the axis the element is computed (from in-range reads) and discarded.
+          element_coords[e][d] = kb.declare_fresh(index_type, fmt::format("min({}, ({}){})", first, index_type, s[d] - 1), "ob");
+          conditions.push_back(fmt::format("{} < {}", first, s[d]));
+        } else {
+          element_coords[e][d] = kb.declare_fresh(index_type, first, "ob");
+        }
       }
-    }
-    const auto strides = row_major_strides(s);
-    for (int b = 0; b < block; ++b) {
-      std::vector<std::pair<std::int64_t, std::string>> terms;
-      for (std::size_t d = 0; d < rank; ++d) terms.emplace_back(strides[d], element_coords[b][d]);
-      element_index[b] = block_axis ? kb.declare_fresh(index_type, linear_text(terms, 0), "element") : gid;
+      in_range[e] = fmt::format("{}", fmt::join(conditions, " && "));
+      if (!blocks.axes.empty()) {
+        const auto strides = row_major_strides(s);
+        std::vector<std::pair<std::int64_t, std::string>> terms;
+        for (std::size_t d = 0; d < rank; ++d) terms.emplace_back(strides[d], element_coords[e][d]);
+        element_index[e] = kb.declare_fresh(index_type, linear_text(terms, 0), "element");
+      }
     }
 
     const bool needs_flag = c.agg == aggregation::product || c.agg == aggregation::max || c.agg == aggregation::min;
@@ -443,31 +490,30 @@ class lowerer {
       case aggregation::min: init = single() ? "INFINITY" : "(double)INFINITY"; break;
       default: init = ee.literal(0); break;
     }
-    std::vector<std::string> acc(block);
-    for (int b = 0; b < block; ++b) acc[b] = kb.declare(T, kb.fresh_name("acc"), init);
+    std::vector<std::string> acc(elements);
+    for (auto& a : acc) a = kb.declare(T, kb.fresh_name("acc"), init);
     std::string any;
     if (needs_flag && !nest.empty) any = kb.declare("int", "any", "0");
 
     if (!nest.empty) {
       // Parameters: the output coordinates (of the block's first element), then derived ones.
+      // No guard, definition or bound depends on a blocked coordinate (choose_blocks), so
+      // every element of the block shares them.
       std::vector<std::string> params(nest.parameters);
       for (std::size_t d = 0; d < rank; ++d) params[d] = element_coords[0][d];
       std::size_t opened = 0;
-      auto param_terms = [&](const integer_affine& a, std::vector<std::pair<std::int64_t, std::string>>& terms,
-                             const std::vector<std::string>& names) {
+      std::vector<std::string> loop_vars(nest.loops.size());
+      auto text = [&](const integer_affine& a, const std::vector<std::string>& names, bool with_loops) {
+        std::vector<std::pair<std::int64_t, std::string>> terms;
+        if (with_loops)
+          for (std::size_t i = 0; i < a.loops.size(); ++i)
+            if (a.loops[i] != 0) terms.emplace_back(a.loops[i], loop_vars[i]);
         for (std::size_t j = 0; j < a.parameters.size(); ++j)
           if (a.parameters[j] != 0) terms.emplace_back(a.parameters[j], names[j]);
-      };
-      std::vector<std::string> loop_vars(nest.loops.size());
-      auto text = [&](const integer_affine& a, const std::vector<std::string>& names) {
-        std::vector<std::pair<std::int64_t, std::string>> terms;
-        for (std::size_t i = 0; i < a.loops.size(); ++i)
-          if (a.loops[i] != 0) terms.emplace_back(a.loops[i], loop_vars[i]);
-        param_terms(a, terms, names);
         return linear_text(terms, a.constant);
       };
       for (const auto& step : nest.steps) {
-        const std::string v = text(step.value, params);
+        const std::string v = text(step.value, params, true);
         switch (step.what) {
           case guard_step::kind::non_negative: kb.open_block(fmt::format("if ({} >= 0)", v)); ++opened; break;
           case guard_step::kind::zero: kb.open_block(fmt::format("if ({} == 0)", v)); ++opened; break;
@@ -477,48 +523,35 @@ class lowerer {
             break;
         }
       }
-      // Base offsets of each operand (the parameter part), per blocked element where it moves.
-      struct operand_access {
-        std::vector<std::string> base;            // per blocked element (size 1 if shared)
-        std::vector<std::int64_t> loop_coefficients;
-      };
-      std::vector<operand_access> accesses;
-      std::size_t row = space.output_rows.size();
-      for (std::size_t k = 0; k < c.operands.size(); ++k) {
-        const tensor_layout& layout = lp_.layouts[c.operands[k].tensor];
-        integer_affine offset;
-        offset.loops.assign(nest.loops.size(), 0);
-        offset.parameters.assign(nest.parameters, 0);
-        offset.constant = layout.offset;
-        for (std::size_t a = 0; a < space.operand_rows[k].size(); ++a) {
-          const integer_affine& v = *nest.row_values[row + a];
-          const std::int64_t stride = layout.dims[a] == 1 ? 0 : layout.strides[a];
-          for (std::size_t i = 0; i < v.loops.size(); ++i) offset.loops[i] += stride * v.loops[i];
-          for (std::size_t j = 0; j < v.parameters.size(); ++j) offset.parameters[j] += stride * v.parameters[j];
-          offset.constant += stride * v.constant;
+      // Base offsets (the parameter part) of each operand: one per distinct position of the
+      // operand within the block (operands that do not move along a blocked axis share loads).
+      std::vector<std::vector<std::string>> bases(c.operands.size());
+      std::vector<std::vector<std::size_t>> load_of(c.operands.size(), std::vector<std::size_t>(elements));
+      for (std::size_t kx = 0; kx < c.operands.size(); ++kx) {
+        std::map<std::vector<std::int64_t>, std::size_t> seen;
+        for (std::size_t e = 0; e < elements; ++e) {
+          std::vector<std::int64_t> key;
+          for (std::size_t i = 0; i < blocks.axes.size(); ++i)
+            key.push_back(blocks.moves(offsets[kx], i) ? blocks.index(e, i) : 0);
+          const auto [it, fresh] = seen.emplace(key, bases[kx].size());
+          if (fresh) {
+            std::vector<std::string> names = params;
+            for (std::size_t d = 0; d < rank; ++d) names[d] = element_coords[e][d];
+            integer_affine without_loops = offsets[kx];
+            bases[kx].push_back(kb.declare_fresh(index_type, text(without_loops, names, false), "base"));
+          }
+          load_of[kx][e] = it->second;
         }
-        row += space.operand_rows[k].size();
-        operand_access access;
-        access.loop_coefficients = offset.loops;
-        const bool moves = block_axis && *block_axis < offset.parameters.size() && offset.parameters[*block_axis] != 0;
-        for (int b = 0; b < (moves ? block : 1); ++b) {
-          std::vector<std::string> names = params;
-          for (std::size_t d = 0; d < rank; ++d) names[d] = element_coords[b][d];
-          std::vector<std::pair<std::int64_t, std::string>> terms;
-          param_terms(offset, terms, names);
-          access.base.push_back(kb.declare_fresh(index_type, linear_text(terms, offset.constant), "base"));
-        }
-        accesses.push_back(std::move(access));
       }
       for (std::size_t j = 0; j < nest.loops.size(); ++j) {
         const auto& level = nest.loops[j];
         std::vector<std::string> lo, hi;
         for (const auto& bound : level.lower) {
-          const std::string v = text(bound.numerator, params);
+          const std::string v = text(bound.numerator, params, true);
           lo.push_back(bound.divisor == 1 ? v : fmt::format("tile_ceil_div({}, {})", v, bound.divisor));
         }
         for (const auto& bound : level.upper) {
-          const std::string v = text(bound.numerator, params);
+          const std::string v = text(bound.numerator, params, true);
           hi.push_back(bound.divisor == 1 ? v : fmt::format("tile_floor_div({}, {})", v, bound.divisor));
         }
         auto fold = [](const std::vector<std::string>& xs, const char* f) {
@@ -533,53 +566,93 @@ class lowerer {
                                   hi_name, loop_vars[j]));
         ++opened;
       }
-      // The body: load what the block shares once, then update every accumulator.
+      // The body: each distinct load once, then every accumulator.
       std::vector<std::vector<std::string>> loaded(c.operands.size());
-      for (std::size_t k = 0; k < c.operands.size(); ++k) {
+      for (std::size_t kx = 0; kx < c.operands.size(); ++kx) {
         std::vector<std::pair<std::int64_t, std::string>> terms;
-        for (std::size_t i = 0; i < loop_vars.size(); ++i) terms.emplace_back(accesses[k].loop_coefficients[i], loop_vars[i]);
+        for (std::size_t i = 0; i < loop_vars.size(); ++i) terms.emplace_back(offsets[kx].loops[i], loop_vars[i]);
         const std::string inner = linear_text(terms, 0);
-        for (const auto& base : accesses[k].base)
-          loaded[k].push_back(kb.declare_fresh(
-              T, fmt::format("{}[{}{}]", ee.inputs.at(c.operands[k].tensor), base, inner == "0" ? "" : " + " + inner), "x"));
+        for (const auto& base : bases[kx])
+          loaded[kx].push_back(kb.declare_fresh(
+              T, fmt::format("{}[{}{}]", ee.inputs.at(c.operands[kx].tensor), base, inner == "0" ? "" : " + " + inner), "x"));
       }
-      for (int b = 0; b < block; ++b) {
-        std::string value = loaded[0][loaded[0].size() == 1 ? 0 : b];
-        if (c.operands.size() == 2) {
-          const std::string& second = loaded[1][loaded[1].size() == 1 ? 0 : b];
-          value = fmt::format("{} {} {}", value, c.comb == combination::add ? "+" : "*", second);
-        }
+      for (std::size_t e = 0; e < elements; ++e) {
+        std::string value = loaded[0][load_of[0][e]];
+        if (c.operands.size() == 2)
+          value = fmt::format("{} {} {}", value, c.comb == combination::add ? "+" : "*", loaded[1][load_of[1][e]]);
         switch (c.agg) {
-          case aggregation::sum: kb.assign(acc[b], value, "+="); break;
-          case aggregation::product: kb.assign(acc[b], value, "*="); break;
-          case aggregation::max: kb.assign(acc[b], fmt::format("fmax({}, {})", acc[b], value)); break;
-          case aggregation::min: kb.assign(acc[b], fmt::format("fmin({}, {})", acc[b], value)); break;
-          case aggregation::assign: kb.assign(acc[b], value); break;
+          case aggregation::sum: kb.assign(acc[e], value, "+="); break;
+          case aggregation::product: kb.assign(acc[e], value, "*="); break;
+          case aggregation::max: kb.assign(acc[e], fmt::format("fmax({}, {})", acc[e], value)); break;
+          case aggregation::min: kb.assign(acc[e], fmt::format("fmin({}, {})", acc[e], value)); break;
+          case aggregation::assign: kb.assign(acc[e], value); break;
         }
       }
       if (!any.empty()) kb.assign(any, "1");
       for (std::size_t i = 0; i < opened; ++i) kb.close_block();
     }
 
-    // Results, the fused elementwise statements, and the stores, per blocked element.
-    for (int b = 0; b < block; ++b) {
-      if (block_axis) kb.open_block(fmt::format("if ({})", in_range[b]));
+    // Results, the fused elementwise statements, and the stores, per element of the block.
+    for (std::size_t e = 0; e < elements; ++e) {
+      const bool guarded = !in_range[e].empty();
+      if (guarded) kb.open_block(fmt::format("if ({})", in_range[e]));
       ee.locals.clear();
-      std::string result = acc[b];
-      if (!any.empty()) result = kb.declare_fresh(T, fmt::format("{} ? {} : {}", any, acc[b], ee.literal(0)), "result");
+      std::string result = acc[e];
+      if (!any.empty()) result = kb.declare_fresh(T, fmt::format("{} ? {} : {}", any, acc[e], ee.literal(0)), "result");
       ee.locals[c.output] = result;
-      ee.set_element(element_coords[b], element_index[b], s);
+      ee.set_element(element_coords[e], element_index[e], s);
       for (const auto st : g.elementwise) ee.emit_statement(std::get<elementwise>(p_.statements[st]));
-      for (const auto t : written) kb.assign(fmt::format("{}[{}]", outputs[t], element_index[b]), ee.locals.at(t));
-      if (block_axis) kb.close_block();
+      for (const auto t : written) kb.assign(fmt::format("{}[{}]", outputs[t], element_index[e]), ee.locals.at(t));
+      if (guarded) kb.close_block();
     }
 
     k.source = kb.source();
     k.range = runtime::launch_range::one_d(items == 0 ? 0 : runtime::round_up(static_cast<std::size_t>(items), launch_granularity));
     k.summary = fmt::format("contraction kernel for '{}' {}{}{}", p_.tensors[c.output].name, to_string(s),
                             g.elementwise.empty() ? "" : fmt::format(" with {} fused elementwise statement(s)", g.elementwise.size()),
-                            block_axis ? fmt::format(", {} outputs per work item along axis {}", block, *block_axis) : "");
+                            blocks.axes.empty() ? "" : fmt::format(", blocks of {} outputs along axes {} per work item",
+                                                                   fmt::join(blocks.sizes, "x"), fmt::join(blocks.axes, ", ")));
     return k;
+  }
+
+  /// The blocking with the most multiply-adds per load, among single axes and pairs of axes
+  /// that no guard or bound depends on; none when no operand could be shared.
+  block_plan choose_blocks(const loop_nest& nest, const std::vector<integer_affine>& offsets, const shape& s) const {
+    block_plan best;
+    if (options_.register_block <= 1 || nest.empty || nest.loops.empty() || s.empty() || offsets.empty()) return best;
+    std::vector<std::size_t> candidates;
+    for (std::size_t d = 0; d < s.size(); ++d)
+      if (s[d] >= 2 && independent_of(nest, d)) candidates.push_back(d);
+    double best_score = 1.0 / static_cast<double>(offsets.size());  // unblocked: one load per operand
+    bool best_has_last = false;
+    auto consider = [&](std::vector<std::size_t> axes, std::int64_t limit) {
+      block_plan plan;
+      plan.axes = std::move(axes);
+      for (const auto d : plan.axes) {
+        plan.sizes.push_back(std::min<std::int64_t>(limit, s[d]));
+        plan.grid.push_back((s[d] + plan.sizes.back() - 1) / plan.sizes.back());
+      }
+      double loads = 0;
+      for (const auto& o : offsets) {
+        double n = 1;
+        for (std::size_t i = 0; i < plan.axes.size(); ++i)
+          if (plan.moves(o, i)) n *= static_cast<double>(plan.sizes[i]);
+        loads += n;
+      }
+      const double score = static_cast<double>(plan.elements()) / loads;
+      const bool has_last = std::find(plan.axes.begin(), plan.axes.end(), s.size() - 1) != plan.axes.end();
+      if (score > best_score + 1e-9 || (score > best_score - 1e-9 && has_last && !best_has_last && !best.axes.empty())) {
+        best = std::move(plan);
+        best_score = score;
+        best_has_last = has_last;
+      }
+    };
+    const std::int64_t single = options_.register_block;
+    const std::int64_t pair = std::min<std::int64_t>(options_.register_block, 4);
+    for (const auto d : candidates) consider({d}, single);
+    for (std::size_t a = 0; a < candidates.size(); ++a)
+      for (std::size_t b = a + 1; b < candidates.size(); ++b) consider({candidates[a], candidates[b]}, pair);
+    return best;
   }
 
   /// Whether output coordinate d appears in no guard, definition or loop bound.

@@ -51,4 +51,11 @@ class shape_error : public error {
   using error::error;
 };
 
+/// The program is valid and bound, but tessera cannot lower it (its exact loop bounds would
+/// need too many inequalities). Raised at call time.
+class lowering_error : public error {
+ public:
+  using error::error;
+};
+
 }  // namespace tessera::tile
