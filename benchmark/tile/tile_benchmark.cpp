@@ -56,10 +56,10 @@ void set_counters(benchmark::State& state, double flops) {
 
 }  // namespace
 
-static void BM_conv_tile(benchmark::State& state) {
+static void conv_tile(benchmark::State& state, int register_block) {
   const conv_problem p = problem_of(state);
   auto& ctx = rt::context::get();
-  const tile::function f = tile::compile(dilated_convolution);
+  const tile::function f = tile::compile(dilated_convolution, tile::lowering_options{.register_block = register_block});
   const tile::tensor<float> in(random_host({p.n, p.lx, p.ly, p.ci}, 1)), k(random_host({p.kx, p.ky, p.ci, p.co}, 2));
   f(in, k);  // build the kernels
   ctx.finish();
@@ -70,7 +70,11 @@ static void BM_conv_tile(benchmark::State& state) {
   }
   set_counters(state, p.flops());
 }
+static void BM_conv_tile(benchmark::State& state) { conv_tile(state, 4); }
+// Without register blocking: one output per work item.
+static void BM_conv_tile_unblocked(benchmark::State& state) { conv_tile(state, 1); }
 BENCHMARK(BM_conv_tile)->Args({8, 64, 64})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_conv_tile_unblocked)->Args({8, 64, 64})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 static void BM_conv_reference_interpreter(benchmark::State& state) {
   const conv_problem p = problem_of(state);
@@ -157,8 +161,8 @@ static void matmul_tile(benchmark::State& state, bool dispatch) {
 }
 static void BM_matmul_tile_dispatched(benchmark::State& state) { matmul_tile(state, true); }
 static void BM_matmul_tile_contraction_kernel(benchmark::State& state) { matmul_tile(state, false); }
-BENCHMARK(BM_matmul_tile_dispatched)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_matmul_tile_contraction_kernel)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_matmul_tile_dispatched)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_matmul_tile_contraction_kernel)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 static void BM_matmul_clblast(benchmark::State& state) {
   const std::int64_t n = state.range(0);
@@ -177,6 +181,6 @@ static void BM_matmul_clblast(benchmark::State& state) {
   }
   set_counters(state, 2.0 * double(n) * double(n) * double(n));
 }
-BENCHMARK(BM_matmul_clblast)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_matmul_clblast)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();
