@@ -308,35 +308,53 @@ class deriver {
     return a;
   }
 
-  static void add_unique(std::vector<linear>& set, linear l) {
-    for (auto& other : set) {
-      if (other.slots == l.slots && other.parameters == l.parameters) {
-        other.constant = std::min(other.constant, l.constant);  // the tighter one implies the other
-        return;
-      }
+  /// Inequalities without duplicates: of two with the same coefficients, the tighter one
+  /// (smaller constant) implies the other.
+  class inequality_set {
+   public:
+    void add(linear l) {
+      auto key = std::make_pair(l.slots, l.parameters);
+      const auto [it, fresh] = index_.emplace(std::move(key), items_.size());
+      if (fresh) items_.push_back(std::move(l));
+      else items_[it->second].constant = std::min(items_[it->second].constant, l.constant);
     }
-    set.push_back(std::move(l));
+    std::size_t size() const { return items_.size(); }
+    std::vector<linear>& items() { return items_; }
+
+   private:
+    std::vector<linear> items_;
+    std::map<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>, std::size_t> index_;
+  };
+
+  [[noreturn]] static void too_many() {
+    // Fourier-Motzkin can square the number of inequalities per variable; refuse rather
+    // than hang on contractions no realistic program writes.
+    throw lowering_error({}, fmt::format("deriving exact loop bounds needs more than {} inequalities; split the "
+                                         "contraction or add constraints",
+                                         max_inequalities));
   }
 
   void fourier_motzkin(std::vector<linear> inequalities) {
-    std::vector<linear> current;
+    inequality_set initial;
     for (auto& l : inequalities) {
       l.slots.resize(slot_count_, 0);
       if (!normalize_inequality(l)) {
         if (l.constant < 0) nest_.empty = true;
         continue;
       }
-      add_unique(current, std::move(l));
+      initial.add(std::move(l));
     }
+    std::vector<linear> current = std::move(initial.items());
     if (nest_.empty) return;
     nest_.loops.resize(levels_.size());
     for (std::size_t j = levels_.size(); j-- > 0;) {
       const std::size_t slot = levels_[j];
-      std::vector<linear> lower, upper, rest;
+      std::vector<linear> lower, upper;
+      inequality_set rest;
       for (auto& l : current) {
         if (l.slots[slot] > 0) lower.push_back(l);
         else if (l.slots[slot] < 0) upper.push_back(l);
-        else rest.push_back(l);
+        else rest.add(l);
       }
       if (lower.empty() || upper.empty())
         throw shape_error({}, fmt::format("internal: loop '{}' of a contraction has no {} bound", slot_names_[slot],
@@ -356,6 +374,7 @@ class deriver {
         r.slots[slot] = 0;
         level.upper.push_back({to_affine(r), b});
       }
+      if (lower.size() * upper.size() > max_inequalities * max_inequalities) too_many();
       for (const auto& l : lower)
         for (const auto& u : upper) {
           linear combined = scaled(l, -u.slots[slot]);
@@ -368,15 +387,10 @@ class deriver {
             }
             continue;
           }
-          add_unique(rest, std::move(combined));
+          rest.add(std::move(combined));
+          if (rest.size() > max_inequalities) too_many();
         }
-      // Fourier-Motzkin can square the number of inequalities per variable; refuse rather
-      // than hang on contractions no realistic program writes.
-      if (rest.size() > max_inequalities)
-        throw lowering_error({}, fmt::format("deriving exact loop bounds needs more than {} inequalities; split the "
-                                             "contraction or add constraints",
-                                             max_inequalities));
-      current = std::move(rest);
+      current = std::move(rest.items());
     }
     for (const auto& g : current) {
       guard_step step;

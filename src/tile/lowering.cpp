@@ -46,8 +46,6 @@ std::vector<std::size_t> reads_of(const statement& s) {
   return out;
 }
 
-std::string c_name(const std::string& tile_name) { return tile_name; }
-
 /// Text of an integer expression sum a_i * names_i + constant, parenthesized.
 std::string linear_text(const std::vector<std::pair<std::int64_t, std::string>>& terms, std::int64_t constant) {
   std::string out;
@@ -68,8 +66,8 @@ std::string linear_text(const std::vector<std::pair<std::int64_t, std::string>>&
 class element_emitter {
  public:
   element_emitter(kernel_builder& kb, const program& p, const lowered_program& lp, std::string type,
-                  bool single_precision, std::string index_type)
-      : kb_(kb), p_(p), lp_(lp), type_(std::move(type)), single_(single_precision), index_type_(std::move(index_type)) {}
+                  bool single_precision)
+      : kb_(kb), p_(p), lp_(lp), type_(std::move(type)), single_(single_precision) {}
 
   /// Buffer parameter of a tensor read from memory (added by the caller).
   std::map<std::size_t, std::string> inputs;
@@ -137,7 +135,7 @@ class element_emitter {
 
   /// Emits statement s at this element; its value becomes a local. Returns the local's name.
   std::string emit_statement(const elementwise& s) {
-    const std::string name = kb_.fresh_name("v_" + c_name(p_.tensors[s.output].name) + "_");
+    const std::string name = kb_.fresh_name("v_" + p_.tensors[s.output].name + "_");
     kb_.declare(fmt::format("const {}", type_), name, emit(s.value));
     locals[s.output] = name;
     return name;
@@ -149,7 +147,6 @@ class element_emitter {
   const lowered_program& lp_;
   std::string type_;
   bool single_;
-  std::string index_type_;
   std::vector<std::string> coordinates_;
   std::string element_;
   shape iteration_;
@@ -282,10 +279,8 @@ class lowerer {
     };
     if (g.contraction)
       for (const auto t : reads_of(p_.statements[*g.contraction])) add(t);
-    for (const auto s : g.elementwise) {
-      // A statement may read a group tensor defined after... no: only earlier ones exist.
+    for (const auto s : g.elementwise)
       for (const auto t : reads_of(p_.statements[s])) add(t);
-    }
     return out;
   }
 
@@ -305,11 +300,11 @@ class lowerer {
   void add_buffers(kernel_builder& kb, kernel_launch& k, element_emitter& ee, const std::vector<std::size_t>& written,
                    const std::vector<std::size_t>& read, std::map<std::size_t, std::string>& outputs) {
     for (const auto t : written) {
-      outputs[t] = kb.add_pointer_parameter(type_name(), "out_" + c_name(p_.tensors[t].name), false);
+      outputs[t] = kb.add_pointer_parameter(type_name(), "out_" + p_.tensors[t].name, false);
       k.tensors.push_back(t);
     }
     for (const auto t : read) {
-      ee.inputs[t] = kb.add_pointer_parameter(type_name(), "in_" + c_name(p_.tensors[t].name), true);
+      ee.inputs[t] = kb.add_pointer_parameter(type_name(), "in_" + p_.tensors[t].name, true);
       k.tensors.push_back(t);
     }
   }
@@ -345,7 +340,7 @@ class lowerer {
     kernel_launch k;
     k.name = fmt::format("tile_elementwise_{}_{}", number, p_.tensors[output_of(p_.statements[g.elementwise.front()])].name);
     kernel_builder kb(k.name);
-    element_emitter ee(kb, p_, lp_, type_name(), single(), index_type);
+    element_emitter ee(kb, p_, lp_, type_name(), single());
     std::map<std::size_t, std::string> outputs;
     add_buffers(kb, k, ee, written, read_tensors(g), outputs);
     const std::string gid = kb.declare("const " + index_type, "gid", fmt::format("({})get_global_id(0)", index_type));
@@ -435,7 +430,7 @@ class lowerer {
     k.name = fmt::format("tile_contraction_{}_{}", number, p_.tensors[c.output].name);
     kernel_builder kb(k.name);
     const std::string T = type_name();
-    element_emitter ee(kb, p_, lp_, T, single(), index_type);
+    element_emitter ee(kb, p_, lp_, T, single());
     std::map<std::size_t, std::string> outputs;
     add_buffers(kb, k, ee, written, read, outputs);
     const bool divides = std::any_of(nest.loops.begin(), nest.loops.end(), [](const loop_level& l) {

@@ -355,3 +355,28 @@ TEST(Call, WrongNumberOfInputs) {
 
 }  // namespace
 }  // namespace tessera::tile
+
+namespace tessera::tile {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(Lowering, RunawayLoopBoundsAreRefusedNotComputedForever) {
+  // Eight indices bound pairwise: Fourier-Motzkin elimination would need a huge system.
+  std::string source = "function (A[N]) -> (O) {\n  O[] = +(A[a]), b < N, c < N, d < N, e < N, f < N, g < N, h < N";
+  const std::string names = "abcdefgh";
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (std::size_t j = i + 1; j < names.size(); ++j) source += fmt::format(", {} - {} + N < 2 * N", names[i], names[j]);
+  source += ", a + b + c + d + e + f + g + h < N;\n}";
+  const function f = compile(source);
+  try {
+    f.lowering({tensor_layout::row_major({5})}, element_type::float32);
+    FAIL() << "expected a lowering_error";
+  } catch (const lowering_error& e) {
+    EXPECT_EQ(e.position(), (source_position{2, 3}));
+    EXPECT_THAT(e.message(), HasSubstr("needs more than 4096 inequalities"));
+  }
+}
+
+}  // namespace
+}  // namespace tessera::tile
