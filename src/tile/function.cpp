@@ -3,6 +3,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -14,7 +15,8 @@ namespace {
 
 struct compiled_plan {
   lowered_program lowered;
-  std::vector<runtime::kernel> kernels;  // per step; for a GEMM step, its fallback kernel
+  // Per step; a GEMM step's fallback kernel is built only if lower_matmul launches it.
+  std::vector<std::optional<runtime::kernel>> kernels;
   // Arguments are set and the kernel enqueued under this lock: clSetKernelArg is not
   // thread-safe per kernel object, and these kernel objects belong to this plan only.
   std::mutex launch_mutex;
@@ -80,9 +82,10 @@ std::vector<tensor<T>> function::run(const std::vector<tensor<T>>& inputs) const
     auto fresh = std::make_shared<compiled_plan>();
     fresh->lowered = lower(*program_, layouts, element_type_of<T>(), options_);
     for (const auto& step : fresh->lowered.steps) {
-      const kernel_launch& k = std::holds_alternative<kernel_launch>(step) ? std::get<kernel_launch>(step)
-                                                                            : std::get<matmul_launch>(step).fallback;
-      fresh->kernels.push_back(ctx.programs().get(k.name, k.source).get()->make_kernel(k.name));
+      if (const auto* k = std::get_if<kernel_launch>(&step))
+        fresh->kernels.push_back(ctx.programs().get(k->name, k->source)->make_kernel(k->name));
+      else
+        fresh->kernels.emplace_back();
     }
     std::lock_guard lock(cache_->mutex);
     plan = cache_->plans.emplace(key, std::move(fresh)).first->second;
@@ -105,7 +108,11 @@ std::vector<tensor<T>> function::run(const std::vector<tensor<T>>& inputs) const
                                    : std::get<matmul_launch>(lp.steps[s]).fallback;
       std::vector<cl::Buffer> arguments;
       for (const auto t : k.tensors) arguments.push_back(storage[t].handle());
-      auto launch = [&] { enqueue(ctx, plan->kernels[s], k.range, arguments); };
+      auto launch = [&] {
+        auto& kernel = plan->kernels[s];
+        if (!kernel) kernel = ctx.programs().get(k.name, k.source)->make_kernel(k.name);
+        enqueue(ctx, *kernel, k.range, arguments);
+      };
       if (const auto* mm = std::get_if<matmul_launch>(&lp.steps[s])) {
         lower_matmul<T>(ctx, mm->call, storage[mm->call.a].handle(), storage[mm->call.b].handle(),
                         storage[mm->call.c].handle(), launch);

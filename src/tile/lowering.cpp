@@ -458,8 +458,8 @@ class lowerer {
       for (std::size_t i = 0; i < blocks.axes.size(); ++i) {
         const std::size_t d = blocks.axes[i];
         const std::int64_t b = blocks.index(e, i);
-        const std::string first = fmt::format("{} + {}", coords[d], b * blocks.grid[i]);
         if (b == 0) continue;
+        const std::string first = fmt::format("{} + {}", coords[d], b * blocks.grid[i]);
         if (blocks.grid[i] * blocks.sizes[i] > s[d]) {
           // Past the end of the axis the element is computed (from in-range reads) and discarded.
           element_coords[e][d] = kb.declare_fresh(index_type, fmt::format("min({}, ({}){})", first, index_type, s[d] - 1), "ob");
