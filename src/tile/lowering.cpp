@@ -381,12 +381,18 @@ class lowerer {
         offset.loops.assign(nest.loops.size(), 0);
         offset.parameters.assign(nest.parameters, 0);
         offset.constant = layout.offset;
-        for (std::size_t a = 0; a < space.operand_rows[k].size(); ++a) {
-          const integer_affine& v = *nest.row_values[row + a];
-          const std::int64_t stride = layout.dims[a] == 1 ? 0 : layout.strides[a];
-          for (std::size_t i = 0; i < v.loops.size(); ++i) offset.loops[i] += stride * v.loops[i];
-          for (std::size_t j = 0; j < v.parameters.size(); ++j) offset.parameters[j] += stride * v.parameters[j];
-          offset.constant += stride * v.constant;
+        try {
+          for (std::size_t a = 0; a < space.operand_rows[k].size(); ++a) {
+            const integer_affine& v = *nest.row_values[row + a];
+            const std::int64_t stride = layout.dims[a] == 1 ? 0 : layout.strides[a];
+            for (std::size_t i = 0; i < v.loops.size(); ++i)
+              offset.loops[i] = checked_add(offset.loops[i], checked_mul(stride, v.loops[i]));
+            for (std::size_t j = 0; j < v.parameters.size(); ++j)
+              offset.parameters[j] = checked_add(offset.parameters[j], checked_mul(stride, v.parameters[j]));
+            offset.constant = checked_add(offset.constant, checked_mul(stride, v.constant));
+          }
+        } catch (const arithmetic_overflow&) {
+          throw shape_error(c.operands[k].position, "the offsets of this tensor overflow 64-bit integers");
         }
         row += space.operand_rows[k].size();
         offsets.push_back(std::move(offset));
