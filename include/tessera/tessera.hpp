@@ -1,3 +1,4 @@
 #pragma once
 // Everything tessera offers; include narrower headers to build faster.
+#include <tessera/blas/blas.hpp>
 #include <tessera/runtime/runtime.hpp>
