@@ -20,8 +20,10 @@ void argument_list::apply(const cl::Kernel& k) const {
 
 std::vector<int> matrix_recorder::aliasing_pattern() const {
   std::vector<int> pattern(matrices_.size());
-  for (std::size_t k = 0; k < matrices_.size(); ++k)
-    pattern[k] = static_cast<int>(std::find(matrices_.begin(), matrices_.end(), matrices_[k]) - matrices_.begin());
+  for (std::size_t k = 0; k < matrices_.size(); ++k) {
+    const auto first = std::find(matrices_.begin(), matrices_.end(), matrices_[k]) - matrices_.begin();
+    pattern[k] = static_cast<int>(2 * first + (masked_[k] ? 1 : 0));
+  }
   return pattern;
 }
 

@@ -45,8 +45,13 @@ cl::Event launch_elementwise(generated_kernel& kernel, const runtime::context& c
   const auto r = static_cast<std::size_t>(rows), c = static_cast<std::size_t>(cols);
   const std::size_t local0 = std::min(limit, std::bit_ceil(r));
   const std::size_t local1 = std::min(limit / local0, std::bit_ceil(c));
-  const auto range = runtime::launch_range::two_d(runtime::round_up(r, local0), runtime::round_up(c, local1),
-                                                  local0, local1);
+  // The columns' work-groups spread over the second and third dimensions (at most 65535
+  // in each on NVIDIA's driver); the kernel combines them into j.
+  constexpr std::size_t max_groups = 65535;
+  const std::size_t groups = (c + local1 - 1) / local1;
+  const std::size_t groups1 = std::min(groups, max_groups);
+  const std::size_t groups2 = (groups + groups1 - 1) / groups1;
+  const runtime::launch_range range{{runtime::round_up(r, local0), groups1 * local1, groups2}, {local0, local1, 1}, 3};
   std::lock_guard lock(kernel.launch_mutex);
   arguments.apply(kernel.kernel.handle());
   return kernel.kernel.launch(ctx, range);

@@ -14,19 +14,20 @@ std::string element_of(const matrix_parameter& m, std::string_view i, std::strin
   return fmt::format("{}[{}]", m.buffer, element_index(i, j, m.rows));
 }
 
-std::string element_in_view(const matrix_parameter& m, std::string_view i, std::string_view j) {
-  return fmt::format("{} ? {} : 0", runtime::opencl_view_test(m.view, i, j), element_of(m, i, j));
+std::string masked_by_view(const matrix_parameter& m, std::string_view i, std::string_view j,
+                           std::string_view loaded) {
+  return fmt::format("{} ? {} : 0", runtime::opencl_view_test(m.view, i, j), loaded);
 }
 
 std::string cast_to(std::string_view type, std::string_view value) { return fmt::format("({}){}", type, value); }
 
-void kernel_context::declare_matrix(const void* matrix, std::string_view type, bool written) {
+void kernel_context::declare_matrix(const void* matrix, std::string_view type, bool written, bool masked) {
   if (matrices_.count(matrix) != 0) return;
   const std::string name = builder_.fresh_name("m");
   // restrict holds: distinct matrices own distinct buffers, and one matrix is one parameter.
   builder_.add_pointer_parameter(type, name, !written, codegen::address_space::global, true);
   matrix_parameter p{name, builder_.add_scalar_parameter("int", name + "_rows"),
-                     builder_.add_scalar_parameter("int", name + "_view")};
+                     builder_.add_scalar_parameter("int", name + "_view"), masked};
   matrices_.emplace(matrix, std::move(p));
 }
 

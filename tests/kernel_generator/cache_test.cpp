@@ -67,6 +67,27 @@ TEST(KernelGeneratorCache, TheAliasingPatternSelectsTheKernel) {
   EXPECT_EQ(cache_counters().generated - before, 2u);
 }
 
+TEST(KernelGeneratorCache, TriangularViewsSelectAKernelThatTestsThem) {
+  runtime::context& ctx = fresh_context();
+  matrix<float> a = random_on<float>(ctx, 6, 6);
+  const matrix<float> b = random_on<float>(ctx, 6, 6);
+  matrix<float> d(0, 0, matrix_view::entire, ctx);
+  const auto before = cache_counters().generated;
+  d = a + b;  // entire: plain loads
+  EXPECT_TRUE(matches_host(d, host_evaluate<float>(a + b), elementwise_tolerance<float>()));
+  a.set_view(matrix_view::upper);  // same expression type, now a's view must be tested
+  d = a + b;
+  EXPECT_TRUE(matches_host(d, host_evaluate<float>(a + b), elementwise_tolerance<float>()));
+  EXPECT_EQ(cache_counters().generated - before, 2u);
+  a.set_view(matrix_view::lower);  // another triangular view: the same kernel tests it
+  d = a + b;
+  EXPECT_TRUE(matches_host(d, host_evaluate<float>(a + b), elementwise_tolerance<float>()));
+  EXPECT_EQ(cache_counters().generated - before, 2u);
+  const std::string source = kernel_source(d, a + b);
+  EXPECT_NE(source.find("m2_view &"), std::string::npos) << "a (m2) is triangular: its loads test the view";
+  EXPECT_EQ(source.find("m3_view &"), std::string::npos) << "b (m3) is entire: loaded plainly";
+}
+
 TEST(KernelGeneratorCache, ThreadsShareKernelsSafely) {
   const matrix<float> a = random_matrix<float>(301, 7), b = random_matrix<float>(301, 7);
   const auto expected = host_evaluate<float>(exp(a) * 2 - b);

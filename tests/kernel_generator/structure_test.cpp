@@ -182,3 +182,19 @@ TEST(KernelGeneratorStructure, BroadcastsNeedVectors) {
 }
 
 }  // namespace
+
+namespace {
+
+// Beyond 65535 work-groups along the columns, the columns spread over a third launch
+// dimension: every element is still written once.
+TEST(KernelGeneratorStructure, ColumnsBeyondOneDimensionsWorkGroupLimit) {
+  const index_t cols = 65535 * 256 + 7;
+  const matrix<float> a = tessera::testing::random_matrix<float>(1, cols);
+  matrix<float> d;
+  d = a * 2 + tessera::kernel_generator::col_index();
+  EXPECT_TRUE(tessera::testing::matches_host(
+      d, tessera::kernel_generator::host_evaluate<float>(a * 2 + tessera::kernel_generator::col_index()),
+      tessera::testing::elementwise_tolerance<float>()));
+}
+
+}  // namespace

@@ -62,19 +62,22 @@ class matrix_recorder {
   template <typename T>
   void matrix(const void* /*node*/, const runtime::matrix<T>& m, bool /*written*/) {
     matrices_.push_back(&m);
+    masked_.push_back(m.view() != runtime::matrix_view::entire);
     contexts_.push_back(&m.ctx());
   }
   template <typename T>
   void scalar(const void*, const T&) {}
   void integer(const void*, std::string_view, index_t) {}
 
-  /// For each matrix, the position of the first one that is the same object.
+  /// What the generated code depends on besides the types: for each matrix, the position of
+  /// the first one that is the same object, and whether its view is not entire.
   std::vector<int> aliasing_pattern() const;
   const std::vector<const runtime::context*>& contexts() const noexcept { return contexts_; }
   bool empty() const noexcept { return matrices_.empty(); }
 
  private:
   std::vector<const void*> matrices_;
+  std::vector<bool> masked_;
   std::vector<const runtime::context*> contexts_;
 };
 

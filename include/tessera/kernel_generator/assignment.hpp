@@ -87,7 +87,7 @@ cl::Event enqueue_marker(const runtime::context& ctx);
 
 /// One cache per (targets, expressions) type: a static, as the design asks; inside, one
 /// kernel per context and aliasing pattern (which matrices are the same object changes the
-/// parameters and which loads are shared).
+/// parameters and which loads are shared; which have triangular views adds their tests).
 template <typename Key>
 class kernel_cache {
  public:
@@ -134,12 +134,14 @@ void emit_store_step(kernel_context& kc, const Targets& targets, const std::arra
   }(std::make_index_sequence<N>{});
 }
 
-/// The elementwise skeleton: work-item (i, j) computes element (i, j) of every result.
+/// The elementwise skeleton: work-item (i, j) computes element (i, j) of every result. The
+/// column index spans the launch's second and third dimensions: GPUs cap the work-groups of
+/// one dimension (NVIDIA's at 65535), and a loop instead would keep PoCL from vectorizing.
 template <typename Targets, typename Expressions>
 void emit_elementwise_kernel(kernel_context& kc, const Targets& targets, const Expressions& expressions) {
   auto& b = kc.builder();
   b.declare("const int", "i", "get_global_id(0)");
-  b.declare("const int", "j", "get_global_id(1)");
+  b.declare("const int", "j", "get_global_id(1) + get_global_size(1) * get_global_id(2)");
   kc.open_scope("if (i < rows && j < cols)");
   const std::string i = "i", j = "j";
   const auto values = std::apply(
@@ -221,10 +223,12 @@ cl::Event evaluate_all(const std::tuple<Targets...>& targets, const std::tuple<E
 
   // 2. Context and precision.
   const runtime::context& ctx = std::get<0>(targets).target_context();
-  matrix_recorder recorder;
-  visit_kernel_parameters(recorder, targets, expressions, 0, 0);
-  for (const runtime::context* c : recorder.contexts())
-    if (c != &ctx) detail::throw_different_contexts();
+  {
+    matrix_recorder recorder;
+    visit_kernel_parameters(recorder, targets, expressions, 0, 0);
+    for (const runtime::context* c : recorder.contexts())
+      if (c != &ctx) detail::throw_different_contexts();
+  }
   if constexpr ((std::remove_cvref_t<Expressions>::uses_fp64 || ...) ||
                 (std::is_same_v<target_value_t<Targets>, double> || ...))
     runtime::require_fp64(ctx.device());
@@ -245,6 +249,9 @@ cl::Event evaluate_all(const std::tuple<Targets...>& targets, const std::tuple<E
   if (result.rows == 0 || result.cols == 0) {
     event = detail::enqueue_marker(ctx);
   } else {
+    // The pattern is taken after the targets are prepared: preparing may change a view.
+    matrix_recorder recorder;
+    visit_kernel_parameters(recorder, targets, expressions, 0, 0);
     using key = std::tuple<std::remove_cvref_t<Targets>..., std::remove_cvref_t<Expressions>...>;
     auto kernel = kernel_cache<key>::get(ctx, recorder.aliasing_pattern(),
                                          [&] { return generate_kernel_source(targets, expressions); });

@@ -16,10 +16,14 @@ namespace tessera::kernel_generator {
 using runtime::index_t;
 
 /// The parameters that describe one matrix: buffer, row count (the column stride) and view.
+/// masked: the matrix had a triangular view when the kernel was generated, so its loads test
+/// the view; a matrix with the entire view is loaded plainly (the view pattern is part of
+/// the kernel cache's key, so a kernel is only reused for the views it was generated for).
 struct matrix_parameter {
   std::string buffer;
   std::string rows;
   std::string view;
+  bool masked = false;
 };
 
 /// OpenCL C index of element (i, j) of a column-major matrix with `rows` rows; i and j are
@@ -28,8 +32,11 @@ struct matrix_parameter {
 std::string element_index(std::string_view i, std::string_view j, std::string_view rows);
 /// Element (i, j) of a matrix parameter, as an lvalue: `m1[i + (long)j * m1_rows]`.
 std::string element_of(const matrix_parameter& m, std::string_view i, std::string_view j);
-/// Element (i, j) read through the view: zero outside it (the test is runtime/matrix_view.hpp's).
-std::string element_in_view(const matrix_parameter& m, std::string_view i, std::string_view j);
+/// `loaded`, the value of element (i, j), or zero outside the matrix's view (the test is
+/// runtime/matrix_view.hpp's). The load itself is unconditional: it is always inside the
+/// matrix, and a select vectorizes where a conditional load does not.
+std::string masked_by_view(const matrix_parameter& m, std::string_view i, std::string_view j,
+                           std::string_view loaded);
 /// `(type)value`.
 std::string cast_to(std::string_view type, std::string_view value);
 
@@ -47,7 +54,7 @@ class kernel_context {
   // first, so a matrix both written and read gets a writable pointer.
   template <typename T>
   void matrix(const void* /*node*/, const runtime::matrix<T>& m, bool written) {
-    declare_matrix(&m, codegen::opencl_type_name<T>(), written);
+    declare_matrix(&m, codegen::opencl_type_name<T>(), written, m.view() != runtime::matrix_view::entire);
   }
   template <typename T>
   void scalar(const void* node, const T& /*value*/) {
@@ -71,7 +78,7 @@ class kernel_context {
   void close_scope();
 
  private:
-  void declare_matrix(const void* matrix, std::string_view type, bool written);
+  void declare_matrix(const void* matrix, std::string_view type, bool written, bool masked);
   void declare_scalar(const void* node, std::string_view type);
 
   struct known_value {

@@ -1,8 +1,8 @@
 #pragma once
 // load_: reading a matrix, the leaf of every expression, and the plain assignment target.
-// Elements outside the matrix's triangular view read as zero (the view is a kernel argument,
-// so one kernel serves every view; the test comes from runtime/matrix_view.hpp through
-// element_in_view).
+// Elements outside the matrix's triangular view read as zero (the view is a kernel argument;
+// the test comes from runtime/matrix_view.hpp through masked_by_view, and is only generated
+// for matrices whose view is not entire).
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -40,7 +40,9 @@ class load_ : public operation<load_<MatrixRef>, value_type_t<MatrixRef>> {
 
   std::string emit(kernel_context& kc, const std::string& i, const std::string& j) const {
     const matrix_parameter& p = kc.matrix_parameter_of(&matrix_);
-    return kc.builder().declare_fresh(codegen::opencl_type_name<T>(), element_in_view(p, i, j));
+    const std::string loaded = kc.builder().declare_fresh(codegen::opencl_type_name<T>(), element_of(p, i, j));
+    if (!p.masked) return loaded;
+    return kc.builder().declare_fresh(codegen::opencl_type_name<T>(), masked_by_view(p, i, j, loaded));
   }
 
   void collect_accesses(access_collector& collector, const access_map& map) const {

@@ -13,10 +13,10 @@ kernel void evaluate(
     int rows,
     int cols) {
   const int i = get_global_id(0);
-  const int j = get_global_id(1);
+  const int j = get_global_id(1) + get_global_size(1) * get_global_id(2);
   if (i < rows && j < cols) {
-    const float v1 = ((i + row2) == (j + col2) || ((i + row2) > (j + col2) ? (m1_view & 1) : (m1_view & 2))) ? m1[(i + row2) + (long)(j + col2) * m1_rows] : 0;
-    const float v2 = (i == j || (i > j ? (m2_view & 1) : (m2_view & 2))) ? m2[i + (long)j * m2_rows] : 0;
+    const float v1 = m1[(i + row2) + (long)(j + col2) * m1_rows];
+    const float v2 = m2[i + (long)j * m2_rows];
     const float v3 = fmax(v2, s1);
     const float v4 = v1 + v3;
     m1[(i + row1) + (long)(j + col1) * m1_rows] = (float)v4;

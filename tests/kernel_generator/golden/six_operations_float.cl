@@ -18,13 +18,13 @@ kernel void evaluate(
     int rows,
     int cols) {
   const int i = get_global_id(0);
-  const int j = get_global_id(1);
+  const int j = get_global_id(1) + get_global_size(1) * get_global_id(2);
   if (i < rows && j < cols) {
-    const float v1 = (i == j || (i > j ? (m2_view & 1) : (m2_view & 2))) ? m2[i + (long)j * m2_rows] : 0;
-    const float v2 = (i == j || (i > j ? (m3_view & 1) : (m3_view & 2))) ? m3[i + (long)j * m3_rows] : 0;
+    const float v1 = m2[i + (long)j * m2_rows];
+    const float v2 = m3[i + (long)j * m3_rows];
     const float v3 = v1 + v2;
-    const float v4 = (i == j || (i > j ? (m4_view & 1) : (m4_view & 2))) ? m4[i + (long)j * m4_rows] : 0;
-    const float v5 = (i == j || (i > j ? (m5_view & 1) : (m5_view & 2))) ? m5[i + (long)j * m5_rows] : 0;
+    const float v4 = m4[i + (long)j * m4_rows];
+    const float v5 = m5[i + (long)j * m5_rows];
     const float v6 = v4 - v5;
     const float v7 = v3 * v6;
     const float v8 = v7 * s1;

@@ -10,12 +10,12 @@ kernel void evaluate(
     int rows,
     int cols) {
   const int i = get_global_id(0);
-  const int j = get_global_id(1);
+  const int j = get_global_id(1) + get_global_size(1) * get_global_id(2);
   if (i < rows && j < cols) {
-    const float v1 = (i == j || (i > j ? (m2_view & 1) : (m2_view & 2))) ? m2[i + (long)j * m2_rows] : 0;
+    const float v1 = m2[i + (long)j * m2_rows];
     float r1 = -INFINITY;
     for (int k1 = 0; k1 < length1; ++k1) {
-      const float v2 = (i == k1 || (i > k1 ? (m2_view & 1) : (m2_view & 2))) ? m2[i + (long)k1 * m2_rows] : 0;
+      const float v2 = m2[i + (long)k1 * m2_rows];
       r1 = v2 > r1 ? v2 : r1;
     }
     const float v3 = v1 - r1;
@@ -23,7 +23,7 @@ kernel void evaluate(
     float r2 = 0;
     float r2_c = 0;
     for (int k2 = 0; k2 < length2; ++k2) {
-      const float v5 = (i == k2 || (i > k2 ? (m2_view & 1) : (m2_view & 2))) ? m2[i + (long)k2 * m2_rows] : 0;
+      const float v5 = m2[i + (long)k2 * m2_rows];
       const float v6 = v5 - r1;
       const float v7 = exp(v6);
       const float r2_y = v7 - r2_c;

@@ -13,15 +13,17 @@ kernel void evaluate(
     int rows,
     int cols) {
   const int i = get_global_id(0);
-  const int j = get_global_id(1);
+  const int j = get_global_id(1) + get_global_size(1) * get_global_id(2);
   if (i < rows && j < cols) {
-    const double v1 = (j == i || (j > i ? (m2_view & 1) : (m2_view & 2))) ? m2[j + (long)i * m2_rows] : 0;
-    const double v2 = (i == j || (i > j ? (m3_view & 1) : (m3_view & 2))) ? m3[i + (long)j * m3_rows] : 0;
-    const bool v3 = v1 > v2;
-    const double v4 = (1 / (1 + exp(-v2)));
-    const double v5 = (i == j || (i > j ? (m2_view & 1) : (m2_view & 2))) ? m2[i + (long)j * m2_rows] : 0;
-    const double v6 = -v5;
-    const double v7 = v3 ? v4 : v6;
-    m1[i + (long)j * m1_rows] = (double)v7;
+    const double v1 = m2[j + (long)i * m2_rows];
+    const double v2 = (j == i || (j > i ? (m2_view & 1) : (m2_view & 2))) ? v1 : 0;
+    const double v3 = m3[i + (long)j * m3_rows];
+    const bool v4 = v2 > v3;
+    const double v5 = (1 / (1 + exp(-v3)));
+    const double v6 = m2[i + (long)j * m2_rows];
+    const double v7 = (i == j || (i > j ? (m2_view & 1) : (m2_view & 2))) ? v6 : 0;
+    const double v8 = -v7;
+    const double v9 = v4 ? v5 : v8;
+    m1[i + (long)j * m1_rows] = (double)v9;
   }
 }

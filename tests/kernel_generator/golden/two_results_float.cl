@@ -15,10 +15,10 @@ kernel void evaluate(
     int rows,
     int cols) {
   const int i = get_global_id(0);
-  const int j = get_global_id(1);
+  const int j = get_global_id(1) + get_global_size(1) * get_global_id(2);
   if (i < rows && j < cols) {
-    const float v1 = (i == j || (i > j ? (m3_view & 1) : (m3_view & 2))) ? m3[i + (long)j * m3_rows] : 0;
-    const float v2 = (i == j || (i > j ? (m4_view & 1) : (m4_view & 2))) ? m4[i + (long)j * m4_rows] : 0;
+    const float v1 = m3[i + (long)j * m3_rows];
+    const float v2 = m4[i + (long)j * m4_rows];
     const float v3 = v1 + v2;
     const bool v4 = v1 < v2;
     const bool v5 = v2 < s1;
