@@ -4,6 +4,10 @@
 // Every figure is device time from OpenCL profiling events (launch overhead excluded).
 // Counters: GB/s = the bytes the kernel(s) must move (each input read once, each output
 // written once, per kernel) over that time; for the copy, bytes read + written.
+// Ratios are measured interleaved, so that they hold on a busy machine: each iteration of a
+// fused benchmark also copies a matrix of the same size (of_copy = its GB/s over the copy's
+// GB/s), and each iteration of a chain also runs the fused kernel (fused_speedup = chain
+// time over fused time); only the benchmark's own kernels count in its time.
 // Sizes: 2^20 .. 2^TESSERA_BENCH_MAX_LOG2 floats (default 24), as matrices of 1024 rows.
 #include <tessera/kernel_generator/kernel_generator.hpp>
 #include <tessera/runtime/runtime.hpp>
@@ -40,18 +44,27 @@ void report(benchmark::State& state, double bytes_per_iteration) {
   state.counters["MB"] = bytes_per_iteration / 1e6;
 }
 
+/// Device seconds of copying a to d (clEnqueueCopyBuffer).
+double copy_seconds(const matrix<float>& a, matrix<float>& d) {
+  cl::Event event;
+  rt::check_cl(rt::context::get().queue().enqueueCopyBuffer(a.buffer(), d.buffer(), 0, 0,
+                                                             static_cast<std::size_t>(a.size()) * sizeof(float),
+                                                             nullptr, &event),
+               "clEnqueueCopyBuffer");
+  return rt::elapsed_seconds(event);
+}
+
+/// Accumulates the device time of a benchmark's kernels and of the reference run beside them.
+struct interleaved {
+  double own = 0, reference = 0;
+};
+
 /// Device time of the copy of n floats: the bandwidth the fused kernels are measured against.
 void BM_copy_bandwidth(benchmark::State& state) {
   const std::int64_t n = state.range(0);
-  auto& ctx = rt::context::get();
   const matrix<float> a = filled(n, 1.0f);
   matrix<float> d = filled(n, 0.0f);
-  for (auto _ : state) {
-    cl::Event event;
-    rt::check_cl(ctx.queue().enqueueCopyBuffer(a.buffer(), d.buffer(), 0, 0, n * sizeof(float), nullptr, &event),
-                 "clEnqueueCopyBuffer");
-    state.SetIterationTime(rt::elapsed_seconds(event));
-  }
+  for (auto _ : state) state.SetIterationTime(copy_seconds(a, d));
   report(state, 2.0 * n * sizeof(float));
 }
 BENCHMARK(BM_copy_bandwidth)->Apply(sizes);
@@ -61,9 +74,17 @@ void BM_fused_scaled_sum(benchmark::State& state) {
   const std::int64_t n = state.range(0);
   const matrix<float> a = filled(n, 1.0f), b = filled(n, 2.0f);
   matrix<float> d = filled(n, 0.0f);
+  matrix<float> copy = filled(n, 0.0f);
   const float c = 0.5f;
-  for (auto _ : state) state.SetIterationTime(rt::elapsed_seconds(kg::evaluate(d, c * (a + b))));
+  interleaved t;
+  for (auto _ : state) {
+    const double fused = rt::elapsed_seconds(kg::evaluate(d, c * (a + b)));
+    t.own += fused;
+    t.reference += copy_seconds(a, copy);
+    state.SetIterationTime(fused);
+  }
   report(state, 3.0 * n * sizeof(float));
+  state.counters["of_copy"] = (3.0 / t.own) / (2.0 / t.reference);
 }
 BENCHMARK(BM_fused_scaled_sum)->Apply(sizes);
 
@@ -73,11 +94,16 @@ void BM_chain_scaled_sum(benchmark::State& state) {
   const matrix<float> a = filled(n, 1.0f), b = filled(n, 2.0f);
   matrix<float> t = filled(n, 0.0f), d = filled(n, 0.0f);
   const float c = 0.5f;
+  interleaved time;
   for (auto _ : state) {
     const double first = rt::elapsed_seconds(kg::evaluate(t, a + b));
-    state.SetIterationTime(first + rt::elapsed_seconds(kg::evaluate(d, c * t)));
+    const double chain = first + rt::elapsed_seconds(kg::evaluate(d, c * t));
+    time.own += chain;
+    time.reference += rt::elapsed_seconds(kg::evaluate(d, c * (a + b)));
+    state.SetIterationTime(chain);
   }
   report(state, 5.0 * n * sizeof(float));
+  state.counters["fused_speedup"] = time.own / time.reference;
 }
 BENCHMARK(BM_chain_scaled_sum)->Apply(sizes);
 
@@ -96,9 +122,16 @@ void BM_handwritten_scaled_sum(benchmark::State& state) {
       "}\n";
   const rt::kernel k = ctx.programs().get("scaled_sum", source)->make_kernel("scaled_sum");
   const auto range = rt::launch_range::one_d(rt::round_up(static_cast<std::size_t>(n), 256), 256);
-  for (auto _ : state)
-    state.SetIterationTime(rt::elapsed_seconds(k.launch(ctx, range, d, a, b, 0.5f, static_cast<int>(n))));
+  matrix<float> copy = filled(n, 0.0f);
+  interleaved t;
+  for (auto _ : state) {
+    const double handwritten = rt::elapsed_seconds(k.launch(ctx, range, d, a, b, 0.5f, static_cast<int>(n)));
+    t.own += handwritten;
+    t.reference += copy_seconds(a, copy);
+    state.SetIterationTime(handwritten);
+  }
   report(state, 3.0 * n * sizeof(float));
+  state.counters["of_copy"] = (3.0 / t.own) / (2.0 / t.reference);
 }
 BENCHMARK(BM_handwritten_scaled_sum)->Apply(sizes);
 
@@ -106,10 +139,16 @@ BENCHMARK(BM_handwritten_scaled_sum)->Apply(sizes);
 void BM_fused_six_operations(benchmark::State& state) {
   const std::int64_t n = state.range(0);
   const matrix<float> a = filled(n, 0.25f), b = filled(n, 2.0f), c = filled(n, 3.0f), d = filled(n, 1.0f);
-  matrix<float> r = filled(n, 0.0f);
-  for (auto _ : state)
-    state.SetIterationTime(rt::elapsed_seconds(kg::evaluate(r, kg::elt_multiply(a + b, c - d) * 0.5f + kg::exp(a))));
+  matrix<float> r = filled(n, 0.0f), copy = filled(n, 0.0f);
+  interleaved t;
+  for (auto _ : state) {
+    const double fused = rt::elapsed_seconds(kg::evaluate(r, kg::elt_multiply(a + b, c - d) * 0.5f + kg::exp(a)));
+    t.own += fused;
+    t.reference += copy_seconds(a, copy);
+    state.SetIterationTime(fused);
+  }
   report(state, 5.0 * n * sizeof(float));
+  state.counters["of_copy"] = (5.0 / t.own) / (2.0 / t.reference);
 }
 BENCHMARK(BM_fused_six_operations)->Apply(sizes);
 
@@ -119,6 +158,7 @@ void BM_chain_six_operations(benchmark::State& state) {
   const matrix<float> a = filled(n, 0.25f), b = filled(n, 2.0f), c = filled(n, 3.0f), d = filled(n, 1.0f);
   matrix<float> t1 = filled(n, 0.0f), t2 = filled(n, 0.0f), t3 = filled(n, 0.0f), t4 = filled(n, 0.0f),
                 t5 = filled(n, 0.0f), r = filled(n, 0.0f);
+  interleaved time;
   for (auto _ : state) {
     double seconds = rt::elapsed_seconds(kg::evaluate(t1, a + b));
     seconds += rt::elapsed_seconds(kg::evaluate(t2, c - d));
@@ -126,9 +166,12 @@ void BM_chain_six_operations(benchmark::State& state) {
     seconds += rt::elapsed_seconds(kg::evaluate(t4, t3 * 0.5f));
     seconds += rt::elapsed_seconds(kg::evaluate(t5, kg::exp(a)));
     seconds += rt::elapsed_seconds(kg::evaluate(r, t4 + t5));
+    time.own += seconds;
+    time.reference += rt::elapsed_seconds(kg::evaluate(r, kg::elt_multiply(a + b, c - d) * 0.5f + kg::exp(a)));
     state.SetIterationTime(seconds);
   }
   report(state, 16.0 * n * sizeof(float));
+  state.counters["fused_speedup"] = time.own / time.reference;
 }
 BENCHMARK(BM_chain_six_operations)->Apply(sizes);
 

@@ -220,6 +220,8 @@ cl::Event evaluate_all(const std::tuple<Targets...>& targets, const std::tuple<E
     throw argument_error("assignment: the expression has no shape of its own (" +
                          shape_string(result.rows, result.cols) + ": only host numbers and broadcasts)");
   std::apply([&](const auto&... t) { (t.check_target_shape(result.rows, result.cols), ...); }, targets);
+  to_kernel_int(result.rows, "result rows");  // kernels index with int: checked before anything changes
+  to_kernel_int(result.cols, "result columns");
 
   // 2. Context and precision.
   const runtime::context& ctx = std::get<0>(targets).target_context();
