@@ -155,6 +155,8 @@ constexpr kernel_skeleton skeleton_of_results() {
   return skeleton_of_arguments<Expressions...>();
 }
 
+// The two places a skeleton is chosen: the code around the expression, and the launch.
+
 /// The OpenCL C of the kernel assigning expressions to targets.
 template <typename... Targets, typename... Expressions>
 std::string generate_kernel_source(const std::tuple<Targets...>& targets,
@@ -166,6 +168,14 @@ std::string generate_kernel_source(const std::tuple<Targets...>& targets,
   static_assert(skeleton == kernel_skeleton::elementwise, "a new skeleton needs its emit_..._kernel here");
   emit_elementwise_kernel(kc, targets, expressions);
   return builder.source();
+}
+
+/// Launches a generated kernel over a rows x cols result, as its skeleton lays work-items out.
+template <kernel_skeleton Skeleton>
+cl::Event launch_generated(generated_kernel& kernel, const runtime::context& ctx, const argument_list& arguments,
+                           index_t rows, index_t cols) {
+  static_assert(Skeleton == kernel_skeleton::elementwise, "a new skeleton needs its launch here");
+  return detail::launch_elementwise(kernel, ctx, arguments, rows, cols);
 }
 
 // ---- Evaluating -------------------------------------------------------------------------
@@ -259,7 +269,8 @@ cl::Event evaluate_all(const std::tuple<Targets...>& targets, const std::tuple<E
                                          [&] { return generate_kernel_source(targets, expressions); });
     argument_list arguments;
     visit_kernel_parameters(arguments, targets, expressions, result.rows, result.cols);
-    event = detail::launch_elementwise(*kernel, ctx, arguments, result.rows, result.cols);
+    event = launch_generated<skeleton_of_results<Expressions...>()>(*kernel, ctx, arguments, result.rows,
+                                                                     result.cols);
   }
   [&]<std::size_t... K>(std::index_sequence<K...>) { (std::get<K>(targets).finish_target(views[K]), ...); }(sequence{});
   return event;
