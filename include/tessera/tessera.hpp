@@ -4,3 +4,4 @@
 #include <tessera/runtime/runtime.hpp>
 #include <tessera/tile/tile.hpp>
 #include <tessera/unified/unified.hpp>
+#include <tessera/kernel_generator/kernel_generator.hpp>

@@ -43,6 +43,14 @@ class matrix {
   // Copies are explicit (copy()), so that no device copy happens unseen.
   matrix(const matrix&) = delete;
   matrix& operator=(const matrix&) = delete;
+  /// `m = expression;`: evaluates an expression of a front door (the kernel generator's
+  /// expressions provide evaluate_into) into this matrix, resizing it.
+  template <typename Expression>
+    requires requires(const Expression& e, matrix& m) { e.evaluate_into(m); }
+  matrix& operator=(const Expression& expression) {
+    expression.evaluate_into(*this);
+    return *this;
+  }
 
   index_t rows() const noexcept { return rows_; }
   index_t cols() const noexcept { return cols_; }

@@ -1,0 +1,55 @@
+#pragma once
+// Which element of a matrix each work-item touches, relative to the element (i, j) it
+// computes: the aliasing analysis that decides whether an assignment may run in place.
+// A target that is also read in place (`a = a + b`) is safe; one that is read elsewhere
+// (`a = transpose(a)`, a block assigned from a shifted block of itself, a reduction over
+// the target) would make the result depend on the order work-items run, so the
+// assignment goes through a temporary.
+#include <vector>
+
+#include <tessera/kernel_generator/shape.hpp>
+
+namespace tessera::kernel_generator {
+
+/// Element (i, j) of the result reads element transposed ? (j, i) : (i, j), shifted by the
+/// offsets, of the matrix. Opaque: anything else (reductions, broadcasts, diagonals).
+struct access_map {
+  bool opaque = false;
+  bool transposed = false;
+  index_t row_offset = 0;
+  index_t col_offset = 0;
+
+  static access_map identity() { return {}; }
+  static access_map unknown() { return {true, false, 0, 0}; }
+  /// The map seen by the argument of a transpose.
+  access_map transpose() const {
+    return opaque ? *this : access_map{false, !transposed, col_offset, row_offset};
+  }
+  /// The map seen by the argument of a block starting at (rows, cols).
+  access_map shift(index_t rows, index_t cols) const {
+    return opaque ? *this : access_map{false, transposed, row_offset + rows, col_offset + cols};
+  }
+  friend bool operator==(const access_map&, const access_map&) = default;
+};
+
+/// Records every read and write of an assignment, by matrix identity.
+class access_collector {
+ public:
+  void read(const void* matrix, const access_map& map) { reads_.push_back({matrix, map}); }
+  void write(const void* matrix, const access_map& map) { writes_.push_back({matrix, map}); }
+
+  /// Whether one matrix is the target of two outputs.
+  bool writes_twice() const;
+  /// Whether some target is read at other elements than the ones written there.
+  bool order_dependent() const;
+
+ private:
+  struct access {
+    const void* matrix;
+    access_map map;
+  };
+  std::vector<access> reads_;
+  std::vector<access> writes_;
+};
+
+}  // namespace tessera::kernel_generator

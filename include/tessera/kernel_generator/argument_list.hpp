@@ -1,0 +1,84 @@
+#pragma once
+// The values of a generated kernel's parameters, gathered by the same traversal that
+// declared them (kernel_context), so the order always matches.
+#include <cstddef>
+#include <cstring>
+#include <set>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <tessera/kernel_generator/shape.hpp>
+#include <tessera/runtime/matrix.hpp>
+#include <tessera/runtime/opencl.hpp>
+
+namespace tessera::kernel_generator {
+
+class argument_list {
+ public:
+  template <typename T>
+  void matrix(const void* /*node*/, const runtime::matrix<T>& m, bool /*written*/) {
+    if (!seen_.insert(&m).second) return;  // parameters are shared, as kernel_context declares them
+    cl_mem buffer = m.buffer()();         // null for an empty matrix: OpenCL accepts a null buffer
+    push(&buffer, sizeof buffer);
+    push_int(to_kernel_int(m.rows(), "matrix rows"));
+    push_int(static_cast<int>(m.view()));
+  }
+  template <typename T>
+  void scalar(const void* node, const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (!seen_.insert(node).second) return;  // a node reached twice (a named expression) has one parameter
+    push(&value, sizeof value);
+  }
+  void integer(const void* node, std::string_view role, index_t value) {
+    if (node != nullptr && !seen_integers_.emplace(node, std::string(role)).second) return;
+    push_int(to_kernel_int(value, role));
+  }
+
+  /// Sets every argument of k in order (the caller holds the kernel's launch lock).
+  void apply(const cl::Kernel& k) const;
+  std::size_t size() const noexcept { return arguments_.size(); }
+
+ private:
+  struct argument {
+    std::size_t size;
+    alignas(8) unsigned char bytes[8];
+  };
+  void push(const void* value, std::size_t size);
+  void push_int(int value) { push(&value, sizeof value); }
+
+  std::vector<argument> arguments_;
+  std::set<const void*> seen_;
+  std::set<std::pair<const void*, std::string>> seen_integers_;
+};
+
+/// Records the matrices an assignment touches, in parameter order: their identities give the
+/// aliasing pattern that keys the kernel cache, and their contexts are checked against the
+/// target's.
+class matrix_recorder {
+ public:
+  template <typename T>
+  void matrix(const void* /*node*/, const runtime::matrix<T>& m, bool /*written*/) {
+    matrices_.push_back(&m);
+    masked_.push_back(m.view() != runtime::matrix_view::entire);
+    contexts_.push_back(&m.ctx());
+  }
+  template <typename T>
+  void scalar(const void*, const T&) {}
+  void integer(const void*, std::string_view, index_t) {}
+
+  /// What the generated code depends on besides the types: for each matrix, the position of
+  /// the first one that is the same object, and whether its view is not entire.
+  std::vector<int> aliasing_pattern() const;
+  const std::vector<const runtime::context*>& contexts() const noexcept { return contexts_; }
+  bool empty() const noexcept { return matrices_.empty(); }
+
+ private:
+  std::vector<const void*> matrices_;
+  std::vector<bool> masked_;
+  std::vector<const runtime::context*> contexts_;
+};
+
+}  // namespace tessera::kernel_generator

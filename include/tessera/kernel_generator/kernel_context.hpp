@@ -1,0 +1,96 @@
+#pragma once
+// What the operations of one kernel share while they generate it: the kernel_builder,
+// the kernel parameters declared so far and the values already computed in the current
+// scope (so a matrix read twice at the same element is loaded once).
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tessera/codegen/kernel_builder.hpp>
+#include <tessera/codegen/type_names.hpp>
+#include <tessera/runtime/matrix.hpp>
+
+namespace tessera::kernel_generator {
+
+using runtime::index_t;
+
+/// The parameters that describe one matrix: buffer, row count (the column stride) and view.
+/// masked: the matrix had a triangular view when the kernel was generated, so its loads test
+/// the view; a matrix with the entire view is loaded plainly (the view pattern is part of
+/// the kernel cache's key, so a kernel is only reused for the views it was generated for).
+struct matrix_parameter {
+  std::string buffer;
+  std::string rows;
+  std::string view;
+  bool masked = false;
+};
+
+/// OpenCL C index of element (i, j) of a column-major matrix with `rows` rows; i and j are
+/// names or parenthesized expressions. The product is taken in long: matrices may exceed
+/// 2^31 elements.
+std::string element_index(std::string_view i, std::string_view j, std::string_view rows);
+/// Element (i, j) of a matrix parameter, as an lvalue: `m1[i + (long)j * m1_rows]`.
+std::string element_of(const matrix_parameter& m, std::string_view i, std::string_view j);
+/// `loaded`, the value of element (i, j), or zero outside the matrix's view (the test is
+/// runtime/matrix_view.hpp's). The load itself is unconditional: it is always inside the
+/// matrix, and a select vectorizes where a conditional load does not.
+std::string masked_by_view(const matrix_parameter& m, std::string_view i, std::string_view j,
+                           std::string_view loaded);
+/// `(type)value`.
+std::string cast_to(std::string_view type, std::string_view value);
+
+class kernel_context {
+ public:
+  explicit kernel_context(codegen::kernel_builder& builder) : builder_(builder) {}
+  kernel_context(const kernel_context&) = delete;
+  kernel_context& operator=(const kernel_context&) = delete;
+
+  codegen::kernel_builder& builder() noexcept { return builder_; }
+
+  // Parameter declaration: the visitor interface every operation's visit_parameters calls
+  // (argument_list implements the same interface to set the values, in the same order).
+  // A matrix seen before (the same object) reuses its parameters; targets are visited
+  // first, so a matrix both written and read gets a writable pointer.
+  template <typename T>
+  void matrix(const void* /*node*/, const runtime::matrix<T>& m, bool written) {
+    declare_matrix(&m, codegen::opencl_type_name<T>(), written, m.view() != runtime::matrix_view::entire);
+  }
+  template <typename T>
+  void scalar(const void* node, const T& /*value*/) {
+    declare_scalar(node, codegen::opencl_type_name<T>());
+  }
+  /// An int parameter; role names it ("row", "length"); a null node names it role exactly.
+  void integer(const void* node, std::string_view role, index_t /*value*/);
+
+  const matrix_parameter& matrix_parameter_of(const void* matrix) const;
+  const std::string& scalar_parameter_of(const void* node) const;
+  const std::string& integer_parameter_of(const void* node, std::string_view role) const;
+
+  /// The variable (or expression) holding the value of `identity` at (i, j), if it was
+  /// computed in the current scope or an enclosing one.
+  const std::string* find(const void* identity, std::string_view i, std::string_view j) const;
+  void remember(const void* identity, std::string_view i, std::string_view j, std::string value);
+
+  /// Opens a block (`for (...)`, `if (...)`); values computed inside are forgotten at
+  /// close_scope, since the variables holding them go out of scope.
+  void open_scope(std::string_view header);
+  void close_scope();
+
+ private:
+  void declare_matrix(const void* matrix, std::string_view type, bool written, bool masked);
+  void declare_scalar(const void* node, std::string_view type);
+
+  struct known_value {
+    const void* identity;
+    std::string i, j, value;
+  };
+  codegen::kernel_builder& builder_;
+  std::map<const void*, matrix_parameter> matrices_;
+  std::map<const void*, std::string> scalars_;
+  std::map<std::pair<const void*, std::string>, std::string, std::less<>> integers_;
+  std::vector<known_value> values_;
+  std::vector<std::size_t> scope_starts_;
+};
+
+}  // namespace tessera::kernel_generator

@@ -1,0 +1,179 @@
+#pragma once
+// Rowwise and colwise reductions: rowwise_sum(a) is the M x 1 column of a's row sums,
+// colwise_sum(a) the 1 x N row of its column sums; likewise prod, max and min. Each result
+// is finished (no partial results for the caller to combine), so a reduction can be used
+// anywhere inside a larger expression: the work-item computing element (i, j) loops over
+// the reduced dimension. Floating sums are compensated (Kahan), so they stay within a few
+// ulps of the exact sum however long the rows are.
+#include <limits>
+#include <string>
+#include <utility>
+
+#include <tessera/kernel_generator/as_operation.hpp>
+
+namespace tessera::kernel_generator {
+
+/// The sum: `acc` accumulates `value`; Kahan-compensated for floating types.
+struct sum_reduction {
+  static constexpr std::string_view name = "sum";
+  template <typename T>
+  static std::string initial() {
+    return "0";
+  }
+  template <typename T>
+  static T host_initial() {
+    return T(0);
+  }
+};
+struct prod_reduction {
+  static constexpr std::string_view name = "prod";
+  template <typename T>
+  static std::string initial() {
+    return "1";
+  }
+  template <typename T>
+  static T host_initial() {
+    return T(1);
+  }
+  template <typename T>
+  static std::string accumulate(const std::string& acc, const std::string& value) {
+    return acc + " * " + value;
+  }
+  template <typename T>
+  static T host_accumulate(T acc, T value) {
+    return acc * value;
+  }
+};
+/// Maximum; NaN elements are skipped (a comparison with NaN is false), on the host likewise.
+/// An empty row's maximum is -infinity (INT_MIN for int).
+struct max_reduction {
+  static constexpr std::string_view name = "max";
+  template <typename T>
+  static std::string initial() {
+    return std::is_floating_point_v<T> ? "-INFINITY" : "INT_MIN";
+  }
+  template <typename T>
+  static T host_initial() {
+    return std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  }
+  template <typename T>
+  static std::string accumulate(const std::string& acc, const std::string& value) {
+    return value + " > " + acc + " ? " + value + " : " + acc;
+  }
+  template <typename T>
+  static T host_accumulate(T acc, T value) {
+    return value > acc ? value : acc;
+  }
+};
+/// Minimum; NaN elements are skipped. An empty row's minimum is +infinity (INT_MAX for int).
+struct min_reduction {
+  static constexpr std::string_view name = "min";
+  template <typename T>
+  static std::string initial() {
+    return std::is_floating_point_v<T> ? "INFINITY" : "INT_MAX";
+  }
+  template <typename T>
+  static T host_initial() {
+    return std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  }
+  template <typename T>
+  static std::string accumulate(const std::string& acc, const std::string& value) {
+    return value + " < " + acc + " ? " + value + " : " + acc;
+  }
+  template <typename T>
+  static T host_accumulate(T acc, T value) {
+    return value < acc ? value : acc;
+  }
+};
+
+template <typename Op, bool Rowwise, typename A>
+class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value_type_t<A>, value_type_t<A>>, A> {
+  using base = operation<reduction_<Op, Rowwise, A>, promoted_t<value_type_t<A>, value_type_t<A>>, A>;
+
+ public:
+  using typename base::value_type;
+
+  template <typename X>
+  explicit reduction_(X&& a) : base(std::forward<X>(a)) {
+    const auto& arg = this->template argument<0>();
+    if (length() == any_size)
+      throw argument_error(std::string(Rowwise ? "rowwise_" : "colwise_") + std::string(Op::name) +
+                           ": the argument (" + shape_string(arg.rows(), arg.cols()) + ") has no " +
+                           (Rowwise ? "column" : "row") + " count of its own to reduce over");
+  }
+
+  /// How many elements each result element combines.
+  index_t length() const noexcept {
+    return Rowwise ? this->template argument<0>().cols() : this->template argument<0>().rows();
+  }
+  index_t rows() const noexcept { return Rowwise ? this->template argument<0>().rows() : 1; }
+  index_t cols() const noexcept { return Rowwise ? 1 : this->template argument<0>().cols(); }
+  access_map argument_map(const access_map&) const { return access_map::unknown(); }
+
+  template <typename Visitor>
+  void own_parameters(Visitor& visitor) const {
+    visitor.integer(this, "length", length());
+  }
+
+  std::string emit(kernel_context& kc, const std::string& i, const std::string& j) const {
+    auto& b = kc.builder();
+    const std::string type(codegen::opencl_type_name<value_type>());
+    const std::string acc = b.fresh_name("r");
+    const std::string k = b.fresh_name("k");
+    constexpr bool compensated = std::is_same_v<Op, sum_reduction> && std::is_floating_point_v<value_type>;
+    b.declare(type, acc, Op::template initial<value_type>());
+    if constexpr (compensated) b.declare(type, acc + "_c", "0");
+    kc.open_scope("for (int " + k + " = 0; " + k + " < " + kc.integer_parameter_of(this, "length") + "; ++" + k + ")");
+    const std::string value = this->template argument<0>().generate(kc, Rowwise ? i : k, Rowwise ? k : j);
+    if constexpr (compensated) {
+      // Kahan: acc_c carries the low-order bits lost by the previous addition.
+      b.declare("const " + type, acc + "_y", value + " - " + acc + "_c");
+      b.declare("const " + type, acc + "_t", acc + " + " + acc + "_y");
+      b.assign(acc + "_c", "(" + acc + "_t - " + acc + ") - " + acc + "_y");
+      b.assign(acc, acc + "_t");
+    } else if constexpr (std::is_same_v<Op, sum_reduction>) {
+      b.assign(acc, value, "+=");
+    } else {
+      b.assign(acc, Op::template accumulate<value_type>(acc, value));
+    }
+    kc.close_scope();
+    return acc;
+  }
+
+  value_type host_value(index_t i, index_t j) const {
+    const auto& arg = this->template argument<0>();
+    value_type acc = Op::template host_initial<value_type>();
+    value_type compensation = 0;
+    for (index_t k = 0; k < length(); ++k) {
+      const auto value = static_cast<value_type>(Rowwise ? arg.host_value(i, k) : arg.host_value(k, j));
+      if constexpr (std::is_same_v<Op, sum_reduction> && std::is_floating_point_v<value_type>) {
+        const value_type y = value - compensation;
+        const value_type t = acc + y;
+        compensation = (t - acc) - y;
+        acc = t;
+      } else if constexpr (std::is_same_v<Op, sum_reduction>) {
+        acc += value;
+      } else {
+        acc = Op::template host_accumulate<value_type>(acc, value);
+      }
+    }
+    return acc;
+  }
+};
+
+// name: rowwise_NAME(a) and colwise_NAME(a) for each reduction.
+#define TESSERA_KERNEL_GENERATOR_REDUCTIONS(X) X(sum) X(prod) X(max) X(min)
+
+#define TESSERA_KERNEL_GENERATOR_DEFINE_REDUCTION(name_)                                                 \
+  template <operand A>                                                                                   \
+  auto rowwise_##name_(A&& a) {                                                                          \
+    return reduction_<name_##_reduction, true, as_operation_t<A>>(as_operation(std::forward<A>(a)));     \
+  }                                                                                                      \
+  template <operand A>                                                                                   \
+  auto colwise_##name_(A&& a) {                                                                          \
+    return reduction_<name_##_reduction, false, as_operation_t<A>>(as_operation(std::forward<A>(a)));    \
+  }
+TESSERA_KERNEL_GENERATOR_REDUCTIONS(TESSERA_KERNEL_GENERATOR_DEFINE_REDUCTION)
+#undef TESSERA_KERNEL_GENERATOR_DEFINE_REDUCTION
+
+}  // namespace tessera::kernel_generator

@@ -1,0 +1,87 @@
+#include <tessera/kernel_generator/kernel_context.hpp>
+#include <tessera/runtime/error.hpp>
+#include <tessera/runtime/matrix_view.hpp>
+
+#include <fmt/format.h>
+
+namespace tessera::kernel_generator {
+
+std::string element_index(std::string_view i, std::string_view j, std::string_view rows) {
+  return fmt::format("{} + (long){} * {}", i, j, rows);
+}
+
+std::string element_of(const matrix_parameter& m, std::string_view i, std::string_view j) {
+  return fmt::format("{}[{}]", m.buffer, element_index(i, j, m.rows));
+}
+
+std::string masked_by_view(const matrix_parameter& m, std::string_view i, std::string_view j,
+                           std::string_view loaded) {
+  return fmt::format("{} ? {} : 0", runtime::opencl_view_test(m.view, i, j), loaded);
+}
+
+std::string cast_to(std::string_view type, std::string_view value) { return fmt::format("({}){}", type, value); }
+
+void kernel_context::declare_matrix(const void* matrix, std::string_view type, bool written, bool masked) {
+  if (matrices_.count(matrix) != 0) return;
+  const std::string name = builder_.fresh_name("m");
+  // restrict holds: distinct matrices own distinct buffers, and one matrix is one parameter.
+  builder_.add_pointer_parameter(type, name, !written, codegen::address_space::global, true);
+  matrix_parameter p{name, builder_.add_scalar_parameter("int", name + "_rows"),
+                     builder_.add_scalar_parameter("int", name + "_view"), masked};
+  matrices_.emplace(matrix, std::move(p));
+}
+
+void kernel_context::declare_scalar(const void* node, std::string_view type) {
+  if (scalars_.count(node) != 0) return;
+  scalars_.emplace(node, builder_.add_scalar_parameter(type, builder_.fresh_name("s")));
+}
+
+void kernel_context::integer(const void* node, std::string_view role, index_t) {
+  auto key = std::make_pair(node, std::string(role));
+  if (node != nullptr && integers_.count(key) != 0) return;
+  integers_.emplace(std::move(key), builder_.add_scalar_parameter(
+                                        "int", node == nullptr ? std::string(role) : builder_.fresh_name(role)));
+}
+
+const matrix_parameter& kernel_context::matrix_parameter_of(const void* matrix) const {
+  auto found = matrices_.find(matrix);
+  if (found == matrices_.end()) throw runtime::error("kernel generator: a matrix was not declared as a parameter");
+  return found->second;
+}
+
+const std::string& kernel_context::scalar_parameter_of(const void* node) const {
+  auto found = scalars_.find(node);
+  if (found == scalars_.end()) throw runtime::error("kernel generator: a scalar was not declared as a parameter");
+  return found->second;
+}
+
+const std::string& kernel_context::integer_parameter_of(const void* node, std::string_view role) const {
+  auto found = integers_.find(std::make_pair(node, std::string(role)));
+  if (found == integers_.end())
+    throw runtime::error(fmt::format("kernel generator: parameter '{}' was not declared", role));
+  return found->second;
+}
+
+const std::string* kernel_context::find(const void* identity, std::string_view i, std::string_view j) const {
+  for (auto v = values_.rbegin(); v != values_.rend(); ++v)
+    if (v->identity == identity && v->i == i && v->j == j) return &v->value;
+  return nullptr;
+}
+
+void kernel_context::remember(const void* identity, std::string_view i, std::string_view j, std::string value) {
+  values_.push_back({identity, std::string(i), std::string(j), std::move(value)});
+}
+
+void kernel_context::open_scope(std::string_view header) {
+  builder_.open_block(header);
+  scope_starts_.push_back(values_.size());
+}
+
+void kernel_context::close_scope() {
+  if (scope_starts_.empty()) throw runtime::error("kernel generator: close_scope without open_scope");
+  values_.resize(scope_starts_.back());
+  scope_starts_.pop_back();
+  builder_.close_block();
+}
+
+}  // namespace tessera::kernel_generator

@@ -1,0 +1,73 @@
+// Golden kernels: the generated OpenCL C of representative expressions, kept in golden/ so
+// that every change to generated code shows in review. To accept a change, regenerate them:
+//   TESSERA_UPDATE_GOLDEN=1 ./build/tests/kernel_generator/tessera_kernel_generator_tests
+//       --gtest_filter='KernelGeneratorGolden.*'
+// and commit the diff of tests/kernel_generator/golden/.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "kernel_generator/kernel_generator_support.hpp"
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::testing;
+using namespace tessera::kernel_generator;
+
+void expect_golden(const std::string& name, const std::string& source) {
+  const std::string path = std::string(TESSERA_GOLDEN_DIR) + "/" + name + ".cl";
+  const char* update = std::getenv("TESSERA_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(path) << source;
+    std::cout << "rewrote " << path << '\n';
+    return;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "no golden file " << path << "; create it with TESSERA_UPDATE_GOLDEN=1";
+  std::stringstream golden;
+  golden << in.rdbuf();
+  EXPECT_EQ(source, golden.str()) << "the generated kernel changed; if intended, regenerate " << path
+                                  << " with TESSERA_UPDATE_GOLDEN=1 (see golden_test.cpp)";
+}
+
+TEST(KernelGeneratorGolden, ScaledSum) {
+  const matrix<float> a(4, 4), b(4, 4);
+  expect_golden("scaled_sum_float", kernel_source(2.0f * (a + b)));
+}
+
+TEST(KernelGeneratorGolden, SixOperations) {
+  const matrix<float> a(4, 4), b(4, 4), c(4, 4), d(4, 4);
+  expect_golden("six_operations_float", kernel_source(elt_multiply(a + b, c - d) * 0.5f + exp(a)));
+}
+
+TEST(KernelGeneratorGolden, TransposeAndSelectOfATriangularMatrixInDouble) {
+  if (device_lacks_precision<double>()) GTEST_SKIP() << "the device has no fp64";
+  const matrix<double> a(4, 4, matrix_view::lower), b(4, 4);  // a's loads test its view
+  expect_golden("transpose_select_double", kernel_source(select(transpose(a) > b, sigmoid(b), -a)));
+}
+
+TEST(KernelGeneratorGolden, SoftmaxAlongRows) {
+  const matrix<float> a(4, 4);
+  const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+  expect_golden("softmax_float", kernel_source(elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)))));
+}
+
+TEST(KernelGeneratorGolden, ColumnSumOfABlock) {
+  const matrix<float> a(4, 4);
+  expect_golden("colwise_sum_block_float", kernel_source(colwise_sum(block(a, 1, 1, 2, 2))));
+}
+
+TEST(KernelGeneratorGolden, BlockTargetUpdatedInPlace) {
+  matrix<float> d(4, 4);
+  const matrix<float> a(2, 2);
+  expect_golden("block_target_float", kernel_source(block(d, 1, 1, 2, 2), block(d, 1, 1, 2, 2) + fmax(a, 0)));
+}
+
+TEST(KernelGeneratorGolden, TwoResults) {
+  matrix<float> x, y;
+  const matrix<float> a(4, 4), b(4, 4);
+  expect_golden("two_results_float", kernel_source(results(x, y), expressions(a + b, (a < b) && (b < 1))));
+}
+
+}  // namespace
