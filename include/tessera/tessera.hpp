@@ -1,3 +1,5 @@
 #pragma once
 // Everything tessera offers; include narrower headers to build faster.
 #include <tessera/runtime/runtime.hpp>
+#include <tessera/tile/tile.hpp>
+#include <tessera/unified/unified.hpp>

@@ -84,3 +84,23 @@ TEST(EmbeddedSources, UnknownPathIsNamed) {
     EXPECT_NE(std::string(e.what()).find("no/such/kernel.cl"), std::string::npos);
   }
 }
+
+TEST(KernelLaunch, LocalMemoryArgumentsAreAllocatedPerLaunch) {
+  auto& ctx = rt::context::get();
+  // Each work-group of 16 reverses its slice through local memory.
+  const char* source = R"CL(
+kernel void reverse16(global const float* x, global float* y, local float* scratch) {
+  int l = get_local_id(0), g = get_group_id(0);
+  scratch[l] = x[g * 16 + l];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  y[g * 16 + l] = scratch[15 - l];
+}
+)CL";
+  auto k = ctx.programs().get("reverse16", source)->make_kernel("reverse16");
+  const int n = 16 * 7;
+  const auto x = random_values<float>(n);
+  rt::matrix<float> dx(x, n, 1), dy(n, 1);
+  k.launch(ctx, rt::launch_range::one_d(n, 16), dx, dy, rt::local_memory{16 * sizeof(float)});
+  const auto y = dy.to_host();
+  for (int i = 0; i < n; ++i) ASSERT_EQ(y[i], x[(i / 16) * 16 + 15 - i % 16]) << i;
+}

@@ -38,7 +38,7 @@ struct launch_range {
 /// n rounded up to a multiple of step (step > 0).
 constexpr std::size_t round_up(std::size_t n, std::size_t step) { return (n + step - 1) / step * step; }
 
-/// A buffer argument that may be null (empty matrices own no OpenCL buffer).
+/// A `local` pointer parameter: work-group memory of this many bytes, allocated per launch.
 struct local_memory {
   std::size_t bytes;
 };
@@ -66,7 +66,7 @@ class kernel {
   template <typename T>
   void set_argument(cl_uint index, const T& value) const {
     if constexpr (std::is_same_v<T, local_memory>) {
-      check_argument(handle_.setArg(index, cl::Local(value.bytes)), index);
+      check_argument(::clSetKernelArg(handle_(), index, value.bytes, nullptr), index);
     } else if constexpr (std::is_same_v<T, cl::Buffer>) {
       cl_mem mem = value();
       check_argument(::clSetKernelArg(handle_(), index, sizeof(cl_mem), &mem), index);
