@@ -1,0 +1,141 @@
+#pragma once
+// GEMM on OpenCL devices: C = alpha * op(A) * op(B) + beta * C, column-major, for float and
+// double, on device buffers with offsets, on matrix<T>, and strided-batched.
+//
+// Every call checks its arguments before anything is enqueued (argument_error names the
+// argument), picks a kernel configuration from the defaults table for the device and the
+// problem (gemm_defaults.hpp) unless one is given, checks it against the device's limits,
+// builds the kernel once (program cache) and enqueues it on the context's queue. The call
+// returns without waiting; the event completes when C is written.
+#include <cstddef>
+#include <string>
+
+#include <tessera/blas/gemm_config.hpp>
+#include <tessera/runtime/buffer.hpp>
+#include <tessera/runtime/context.hpp>
+#include <tessera/runtime/matrix.hpp>
+#include <tessera/runtime/opencl.hpp>
+
+namespace tessera::blas {
+
+using runtime::device_buffer;
+using runtime::device_scalar;
+using runtime::index_t;
+
+/// op(X) = X (none) or X^T (trans).
+enum class transpose { none, trans };
+
+constexpr char to_char(transpose t) { return t == transpose::none ? 'N' : 'T'; }
+
+/// Everything one (batched) GEMM call names. Offsets and strides count elements.
+template <device_scalar T>
+struct gemm_arguments {
+  transpose trans_a = transpose::none, trans_b = transpose::none;
+  index_t m = 0, n = 0, k = 0;
+  T alpha = T(1), beta = T(0);
+  const device_buffer* a = nullptr;
+  std::size_t a_offset = 0;
+  index_t lda = 1, stride_a = 0;
+  const device_buffer* b = nullptr;
+  std::size_t b_offset = 0;
+  index_t ldb = 1, stride_b = 0;
+  const device_buffer* c = nullptr;
+  std::size_t c_offset = 0;
+  index_t ldc = 1, stride_c = 0;
+  index_t batch_count = 1;
+};
+
+/// Throws argument_error, naming the argument, unless the call is well-formed: sizes and
+/// the batch count >= 0, each leading dimension at least the rows of its stored matrix,
+/// strides >= 0 (C's at least one matrix when batched), every buffer present and large
+/// enough, all in one context.
+template <device_scalar T>
+void validate(const gemm_arguments<T>& args);
+
+/// The configuration gemm() uses for these arguments on ctx's device (gemm_defaults.hpp).
+template <device_scalar T>
+gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::context& ctx);
+
+/// Runs a validated call with the given configuration. Throws unsupported_error when the
+/// configuration breaks a rule of gemm_rules.def on this device (work-group size, local
+/// memory, ...) or the built kernel cannot run a work-group of its size.
+template <device_scalar T>
+cl::Event gemm_with(const gemm_params& params, const gemm_arguments<T>& args);
+
+/// Runs a call with the configuration the defaults table picks.
+template <device_scalar T>
+cl::Event gemm(const gemm_arguments<T>& args);
+
+/// C = alpha * op(A) * op(B) + beta * C on device buffers; op(A) is m x k, op(B) k x n,
+/// C m x n, each column-major with its leading dimension, starting at its offset.
+template <device_scalar T>
+cl::Event gemm(transpose trans_a, transpose trans_b, index_t m, index_t n, index_t k, T alpha,
+               const device_buffer& a, std::size_t a_offset, index_t lda,
+               const device_buffer& b, std::size_t b_offset, index_t ldb, T beta,
+               device_buffer& c, std::size_t c_offset, index_t ldc) {
+  gemm_arguments<T> args;
+  args.trans_a = trans_a, args.trans_b = trans_b, args.m = m, args.n = n, args.k = k;
+  args.alpha = alpha, args.beta = beta;
+  args.a = &a, args.a_offset = a_offset, args.lda = lda;
+  args.b = &b, args.b_offset = b_offset, args.ldb = ldb;
+  args.c = &c, args.c_offset = c_offset, args.ldc = ldc;
+  return gemm(args);
+}
+
+/// The same on matrix<T>: each matrix must be exactly op's shape (A is m x k, or k x m when
+/// transposed, ...) and each leading dimension its row count.
+template <device_scalar T>
+cl::Event gemm(transpose trans_a, transpose trans_b, index_t m, index_t n, index_t k, T alpha,
+               const runtime::matrix<T>& a, index_t lda, const runtime::matrix<T>& b, index_t ldb,
+               T beta, runtime::matrix<T>& c, index_t ldc);
+
+/// C = alpha * op(A) * op(B) + beta * C with m, n, k taken from the shapes of A, B, C.
+template <device_scalar T>
+cl::Event gemm(transpose trans_a, transpose trans_b, T alpha, const runtime::matrix<T>& a,
+               const runtime::matrix<T>& b, T beta, runtime::matrix<T>& c);
+
+/// batch_count GEMMs; entry i uses A at a_offset + i * stride_a, and so on.
+template <device_scalar T>
+cl::Event gemm_strided_batched(transpose trans_a, transpose trans_b, index_t m, index_t n, index_t k,
+                               T alpha, const device_buffer& a, std::size_t a_offset, index_t lda,
+                               index_t stride_a, const device_buffer& b, std::size_t b_offset,
+                               index_t ldb, index_t stride_b, T beta, device_buffer& c,
+                               std::size_t c_offset, index_t ldc, index_t stride_c,
+                               index_t batch_count) {
+  gemm_arguments<T> args;
+  args.trans_a = trans_a, args.trans_b = trans_b, args.m = m, args.n = n, args.k = k;
+  args.alpha = alpha, args.beta = beta;
+  args.a = &a, args.a_offset = a_offset, args.lda = lda, args.stride_a = stride_a;
+  args.b = &b, args.b_offset = b_offset, args.ldb = ldb, args.stride_b = stride_b;
+  args.c = &c, args.c_offset = c_offset, args.ldc = ldc, args.stride_c = stride_c;
+  args.batch_count = batch_count;
+  return gemm(args);
+}
+
+/// A typed configuration (gemm_kernel_config<...>): its rules were checked when it was
+/// instantiated; its transposes must agree with the arguments'.
+template <typename KernelConfig>
+cl::Event gemm_with(const gemm_arguments<typename KernelConfig::value_type>& args) {
+  if ((args.trans_a == transpose::trans) != KernelConfig::trans_a ||
+      (args.trans_b == transpose::trans) != KernelConfig::trans_b)
+    throw argument_error("tessera::blas::gemm_with: the configuration's transposes differ from trans_a/trans_b");
+  return gemm_with(KernelConfig::params, args);
+}
+
+namespace detail {
+/// Kernels enqueued by this library so far (tests use it to prove that bad input
+/// enqueues nothing).
+std::size_t launch_count();
+
+/// The OpenCL source and build options gemm_with(params, args) builds on ctx's device
+/// (for tools that inspect the compiled kernel, e.g. its register use).
+struct gemm_program_text {
+  std::string source;
+  std::string options;
+};
+template <device_scalar T>
+gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
+                               const runtime::context& ctx);
+}  // namespace detail
+
+}  // namespace tessera::blas

@@ -1,0 +1,372 @@
+#include <tessera/blas/gemm.hpp>
+#include <tessera/blas/gemm_defaults.hpp>
+#include <tessera/runtime/embedded_sources.hpp>
+#include <tessera/runtime/error.hpp>
+#include <tessera/runtime/kernel.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
+namespace tessera::blas {
+
+namespace {
+
+constexpr std::int64_t int_max = INT32_MAX;
+std::atomic<std::size_t> launches{0};
+
+template <typename T>
+constexpr std::string_view type_name() {
+  return std::is_same_v<T, float> ? "float" : "double";
+}
+
+[[noreturn]] void fail(std::string_view what) {
+  throw argument_error(fmt::format("tessera::blas::gemm: {}", what));
+}
+
+// Elements one operand spans: offset + (batch - 1) * stride + (cols - 1) * ld + rows.
+std::int64_t span_elements(std::size_t offset, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                           std::int64_t stride, std::int64_t batch) {
+  if (rows == 0 || cols == 0 || batch == 0) return 0;
+  return static_cast<std::int64_t>(offset) + (batch - 1) * stride + (cols - 1) * ld + rows;
+}
+
+struct operand_shape {
+  const char* name;  // "A"
+  const char* ld_name;
+  const char* stride_name;
+  const char* offset_name;
+  std::int64_t rows, cols;  // of the stored matrix
+  std::string rows_why;     // "trans_a = N, m = 5"
+};
+
+template <typename T>
+void check_operand(const operand_shape& s, const device_buffer* buffer, std::size_t offset, std::int64_t ld,
+                   std::int64_t stride, std::int64_t batch, bool used) {
+  if (ld < std::max<std::int64_t>(1, s.rows))
+    fail(fmt::format("{} = {} is less than the {} rows of {} ({}); it must be at least max(1, rows)", s.ld_name, ld,
+                     s.rows, s.name, s.rows_why));
+  if (ld > int_max) fail(fmt::format("{} = {} exceeds 2^31 - 1", s.ld_name, ld));
+  if (stride < 0) fail(fmt::format("{} = {} is negative", s.stride_name, stride));
+  if (!used) return;
+  if (buffer == nullptr) fail(fmt::format("{} is missing (a null buffer)", s.name));
+  const std::int64_t need = span_elements(offset, s.rows, s.cols, ld, stride, batch);
+  const std::int64_t have = static_cast<std::int64_t>(buffer->bytes() / sizeof(T));
+  if (need > have)
+    fail(fmt::format("buffer {} holds {} {} elements, but {} = {}, {} = {}, {} = {} and batch_count = {} "
+                     "for a {} x {} matrix need {}",
+                     s.name, have, type_name<T>(), s.offset_name, offset, s.ld_name, ld, s.stride_name, stride, batch,
+                     s.rows, s.cols, need));
+}
+
+std::string transpose_why(const char* flag, transpose t, const char* dim, std::int64_t value) {
+  return fmt::format("{} = {}, {} = {}", flag, to_char(t), dim, value);
+}
+
+}  // namespace
+
+
+template <device_scalar T>
+void validate(const gemm_arguments<T>& args) {
+  const auto check_size = [](const char* name, std::int64_t v) {
+    if (v < 0) fail(fmt::format("{} = {} is negative", name, v));
+    if (v > int_max) fail(fmt::format("{} = {} exceeds 2^31 - 1", name, v));
+  };
+  check_size("m", args.m);
+  check_size("n", args.n);
+  check_size("k", args.k);
+  check_size("batch_count", args.batch_count);
+  const bool ta = args.trans_a == transpose::trans, tb = args.trans_b == transpose::trans;
+  const std::int64_t batch = args.batch_count;
+  const bool c_used = args.m > 0 && args.n > 0 && batch > 0;
+  const bool ab_used = c_used && args.k > 0;
+
+  const operand_shape a{"A", "lda", "stride_a", "a_offset", ta ? args.k : args.m, ta ? args.m : args.k,
+                        ta ? transpose_why("trans_a", args.trans_a, "k", args.k)
+                           : transpose_why("trans_a", args.trans_a, "m", args.m)};
+  const operand_shape b{"B", "ldb", "stride_b", "b_offset", tb ? args.n : args.k, tb ? args.k : args.n,
+                        tb ? transpose_why("trans_b", args.trans_b, "n", args.n)
+                           : transpose_why("trans_b", args.trans_b, "k", args.k)};
+  const operand_shape c{"C", "ldc", "stride_c", "c_offset", args.m, args.n, fmt::format("m = {}", args.m)};
+  check_operand<T>(a, args.a, args.a_offset, args.lda, args.stride_a, batch, ab_used);
+  check_operand<T>(b, args.b, args.b_offset, args.ldb, args.stride_b, batch, ab_used);
+  check_operand<T>(c, args.c, args.c_offset, args.ldc, args.stride_c, batch, c_used);
+  if (c_used && batch > 1 && args.stride_c < (args.n - 1) * args.ldc + args.m)
+    fail(fmt::format("stride_c = {} makes the batch entries of C overlap: it must be at least "
+                     "(n - 1) * ldc + m = {}",
+                     args.stride_c, (args.n - 1) * args.ldc + args.m));
+  if (!c_used) return;
+
+  const runtime::context* ctx = args.c->owner();
+  if (ab_used && (args.a->owner() != ctx || args.b->owner() != ctx))
+    fail("A, B and C must live in the same tessera context");
+  // C must not share memory with A or B: the kernel reads them while C is written.
+  const auto overlaps = [&](const device_buffer* x, std::size_t x_offset, const operand_shape& xs, std::int64_t ld,
+                            std::int64_t stride) {
+    if (!ab_used || x->handle()() != args.c->handle()()) return false;
+    const std::int64_t x_end = span_elements(x_offset, xs.rows, xs.cols, ld, stride, batch);
+    const std::int64_t c_end = span_elements(args.c_offset, args.m, args.n, args.ldc, args.stride_c, batch);
+    return static_cast<std::int64_t>(x_offset) < c_end && static_cast<std::int64_t>(args.c_offset) < x_end;
+  };
+  if (overlaps(args.a, args.a_offset, a, args.lda, args.stride_a))
+    fail("C overlaps A in the same buffer (BLAS requires distinct memory)");
+  if (overlaps(args.b, args.b_offset, b, args.ldb, args.stride_b))
+    fail("C overlaps B in the same buffer (BLAS requires distinct memory)");
+}
+
+namespace {
+
+struct built_kernel {
+  runtime::kernel kernel;
+  std::size_t max_work_group_size = 0;
+};
+
+// Kernel objects by (OpenCL context, options); each entry keeps its program, hence its
+// context, alive, so a key is never reused for another context.
+std::mutex kernels_mutex;
+std::map<std::pair<cl_context, std::string>, std::shared_ptr<built_kernel>> kernels;
+
+std::string_view family_source(gemm_family family) {
+  switch (family) {
+    case gemm_family::naive: return runtime::embedded_source("blas/gemm_naive.cl");
+    case gemm_family::no_local:
+    case gemm_family::no_local_full: return runtime::embedded_source("blas/gemm_no_local.cl");
+    case gemm_family::local: return runtime::embedded_source("blas/gemm_local.cl");
+  }
+  return {};
+}
+
+bool vector_aligned(int vw, std::size_t offset, std::int64_t ld, std::int64_t stride, std::int64_t batch) {
+  return vw > 1 && offset % vw == 0 && ld % vw == 0 && (batch <= 1 || stride % vw == 0);
+}
+
+template <typename T>
+std::string kernel_options(const gemm_params& p, const gemm_arguments<T>& args) {
+  const gemm_derived d = derive(p, sizeof(T));
+  const bool ta = args.trans_a == transpose::trans, tb = args.trans_b == transpose::trans;
+  const std::int64_t batch = args.batch_count;
+  // Offsets inside one matrix fit an int unless a matrix spans 2^31 elements.
+  const auto extent = [](std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+    return rows == 0 || cols == 0 ? 0 : (cols - 1) * ld + rows;
+  };
+  const std::int64_t largest = std::max({extent(ta ? args.k : args.m, ta ? args.m : args.k, args.lda),
+                                         extent(tb ? args.n : args.k, tb ? args.k : args.n, args.ldb),
+                                         extent(args.m, args.n, args.ldc)});
+  const bool wide_index = largest > int_max - 1024;
+  const int vw = p.vector_width;
+  return fmt::format(
+      "-DREAL={} -DIS_DOUBLE={} -DVW={} -DTRANS_A={} -DTRANS_B={} -DIDX={} -DA_ALIGNED={} -DB_ALIGNED={} "
+      "-DC_ALIGNED={} -DITEM_ROWS={} -DITEM_COLS={} -DWG_ROWS={} -DWG_COLS={} -DSG_ROWS={} -DSG_COLS={} "
+      "-DWG_BATCH={} -DK_TILE={} -DFULL_VECTOR={} -DDOUBLE_BUFFER={} -DPAD_A={} -DPAD_B={}",
+      type_name<T>(), std::is_same_v<T, double> ? 1 : 0, vw, int(ta), int(tb), wide_index ? "long" : "int",
+      int(vector_aligned(vw, args.a_offset, args.lda, args.stride_a, batch)),
+      int(vector_aligned(vw, args.b_offset, args.ldb, args.stride_b, batch)),
+      int(vector_aligned(vw, args.c_offset, args.ldc, args.stride_c, batch)), p.item_rows, p.item_cols, p.wg_rows,
+      p.wg_cols, p.sg_rows, p.sg_cols, p.wg_batch, d.k_tile, int(p.vectorization == gemm_vectorization::full),
+      int(p.double_buffer), d.pad_a, d.pad_b);
+}
+
+std::string program_source(gemm_family family) {
+  std::string source(runtime::embedded_source("blas/gemm_common.cl"));
+  source += family_source(family);
+  return source;
+}
+
+template <typename T>
+std::shared_ptr<built_kernel> get_kernel(const runtime::context& ctx, const gemm_params& p,
+                                         const gemm_arguments<T>& args) {
+  const std::string options = kernel_options(p, args);
+  std::shared_ptr<built_kernel> slot;
+  {
+    std::lock_guard lock(kernels_mutex);
+    auto it = kernels.find({ctx.cl_context()(), options});
+    if (it != kernels.end()) return it->second;
+  }
+  const gemm_family family = family_of(p);
+  const std::string source = program_source(family);
+  const auto program = ctx.programs().get(fmt::format("gemm {} ({})", to_string(family), to_string(p)), source, options);
+  auto built = std::make_shared<built_kernel>();
+  built->kernel = program->make_kernel("tessera_gemm");
+  std::size_t wg = 0;
+  runtime::check_cl(built->kernel.handle().getWorkGroupInfo(ctx.device().handle, CL_KERNEL_WORK_GROUP_SIZE, &wg),
+                    "clGetKernelWorkGroupInfo");
+  built->max_work_group_size = wg;
+  std::lock_guard lock(kernels_mutex);
+  auto [it, inserted] = kernels.emplace(std::pair{ctx.cl_context()(), options}, built);
+  return it->second;
+}
+
+template <typename T>
+const runtime::context& context_of(const gemm_arguments<T>& args) {
+  return args.c != nullptr && args.c->owner() != nullptr ? *args.c->owner() : runtime::context::get();
+}
+
+template <typename T>
+cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_arguments<T>& args) {
+  const std::int64_t batch = args.batch_count;
+  if (args.m == 0 || args.n == 0 || batch == 0) {
+    cl::Event event;
+    runtime::check_cl(ctx.queue().enqueueMarkerWithWaitList(nullptr, &event), "clEnqueueMarkerWithWaitList");
+    return event;
+  }
+  if (std::is_same_v<T, double>) runtime::require_fp64(ctx.device());
+  const auto broken = check_gemm_rules(p, sizeof(T), device_limits(ctx.device()));
+  if (!broken.empty()) {
+    std::string why;
+    for (const auto& v : broken) why += fmt::format("\n  rule '{}': {}", v.rule, v.message);
+    throw unsupported_error(fmt::format("tessera::blas::gemm: configuration '{}' does not fit {} for {}:{}",
+                                        to_string(p), ctx.device().name, type_name<T>(), why));
+  }
+  const auto built = get_kernel(ctx, p, args);
+  const gemm_derived d = derive(p, sizeof(T));
+  if (static_cast<std::int64_t>(built->max_work_group_size) < d.work_group_size)
+    throw unsupported_error(fmt::format(
+        "tessera::blas::gemm: configuration '{}' needs work-groups of {} work-items, but its kernel runs at most "
+        "{} on {} (registers or local memory)",
+        to_string(p), d.work_group_size, built->max_work_group_size, ctx.device().name));
+
+  const bool naive = family_of(p) == gemm_family::naive;
+  const std::int64_t rows_per_group = naive ? p.wg_rows : d.block_rows;
+  const std::int64_t cols_per_group = naive ? p.wg_cols : d.block_cols;
+  runtime::launch_range range;
+  range.dimensions = 3;
+  range.global[0] = static_cast<std::size_t>((args.m + rows_per_group - 1) / rows_per_group * p.wg_rows);
+  range.global[1] = static_cast<std::size_t>((args.n + cols_per_group - 1) / cols_per_group * p.wg_cols);
+  range.local = {static_cast<std::size_t>(p.wg_rows), static_cast<std::size_t>(p.wg_cols),
+                 static_cast<std::size_t>(p.wg_batch)};
+
+  // Launches of at most 65535 work-groups along the batch (the grid limit of some devices).
+  const std::int64_t chunk = 65535 * static_cast<std::int64_t>(p.wg_batch);
+  const int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k);
+  const int lda = static_cast<int>(args.lda), ldb = static_cast<int>(args.ldb), ldc = static_cast<int>(args.ldc);
+  // A and B are not read when k == 0 and may be absent: C stands in for them.
+  const cl::Buffer& a_buffer = args.k > 0 ? args.a->handle() : args.c->handle();
+  const cl::Buffer& b_buffer = args.k > 0 ? args.b->handle() : args.c->handle();
+  cl::Event event;
+  for (std::int64_t first = 0; first < batch; first += chunk) {
+    const std::int64_t count = std::min(chunk, batch - first);
+    range.global[2] = static_cast<std::size_t>((count + p.wg_batch - 1) / p.wg_batch * p.wg_batch);
+    const auto offset = [first](std::size_t base, std::int64_t stride) {
+      return static_cast<cl_ulong>(base + static_cast<std::size_t>(first * stride));
+    };
+    event = built->kernel.launch(ctx, range, m, n, k, args.alpha, a_buffer,
+                                 args.k > 0 ? offset(args.a_offset, args.stride_a) : cl_ulong(0), lda,
+                                 static_cast<cl_ulong>(args.stride_a), b_buffer,
+                                 args.k > 0 ? offset(args.b_offset, args.stride_b) : cl_ulong(0), ldb,
+                                 static_cast<cl_ulong>(args.stride_b), args.beta, args.c->handle(),
+                                 offset(args.c_offset, args.stride_c), ldc, static_cast<cl_ulong>(args.stride_c),
+                                 static_cast<int>(count));
+    ++launches;
+  }
+  return event;
+}
+
+}  // namespace
+
+namespace detail {
+std::size_t launch_count() { return launches.load(); }
+
+template <device_scalar T>
+gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
+                               [[maybe_unused]] const runtime::context& ctx) {  // options may depend on it
+  return {program_source(family_of(params)), kernel_options(params, args)};
+}
+template gemm_program_text program_text<float>(const gemm_params&, const gemm_arguments<float>&,
+                                               const runtime::context&);
+template gemm_program_text program_text<double>(const gemm_params&, const gemm_arguments<double>&,
+                                                const runtime::context&);
+}  // namespace detail
+
+template <device_scalar T>
+gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::context& ctx) {
+  const auto problem = classify_problem(args.m, args.n, args.k, args.batch_count);
+  return choose_default(ctx.device(), sizeof(T), args.trans_a == transpose::trans, args.trans_b == transpose::trans,
+                        problem)
+      .params;
+}
+
+template <device_scalar T>
+cl::Event gemm_with(const gemm_params& params, const gemm_arguments<T>& args) {
+  validate(args);
+  return run(context_of(args), params, args);
+}
+
+template <device_scalar T>
+cl::Event gemm(const gemm_arguments<T>& args) {
+  validate(args);
+  const runtime::context& ctx = context_of(args);
+  return run(ctx, default_params_for(args, ctx), args);
+}
+
+namespace {
+
+template <typename T>
+void check_matrix_shape(const char* name, const runtime::matrix<T>& x, std::int64_t rows, std::int64_t cols,
+                        const std::string& why, const char* ld_name, std::int64_t ld) {
+  if (x.rows() != rows || x.cols() != cols)
+    fail(fmt::format("{} is {} but {} make it {}", name, runtime::shape_string(x.rows(), x.cols()), why,
+                     runtime::shape_string(rows, cols)));
+  if (ld != std::max<std::int64_t>(1, x.rows()))
+    fail(fmt::format("{} = {} differs from the leading dimension of matrix {} (its {} rows)", ld_name, ld, name,
+                     x.rows()));
+}
+
+}  // namespace
+
+template <device_scalar T>
+cl::Event gemm(transpose trans_a, transpose trans_b, index_t m, index_t n, index_t k, T alpha,
+               const runtime::matrix<T>& a, index_t lda, const runtime::matrix<T>& b, index_t ldb, T beta,
+               runtime::matrix<T>& c, index_t ldc) {
+  if (m < 0) fail(fmt::format("m = {} is negative", m));
+  if (n < 0) fail(fmt::format("n = {} is negative", n));
+  if (k < 0) fail(fmt::format("k = {} is negative", k));
+  const bool ta = trans_a == transpose::trans, tb = trans_b == transpose::trans;
+  check_matrix_shape("A", a, ta ? k : m, ta ? m : k,
+                     fmt::format("trans_a = {}, m = {}, k = {}", to_char(trans_a), m, k), "lda", lda);
+  check_matrix_shape("B", b, tb ? n : k, tb ? k : n,
+                     fmt::format("trans_b = {}, k = {}, n = {}", to_char(trans_b), k, n), "ldb", ldb);
+  check_matrix_shape("C", c, m, n, fmt::format("m = {}, n = {}", m, n), "ldc", ldc);
+  if (&c == &a || &c == &b) fail("C is also an operand (BLAS requires distinct memory)");
+  gemm_arguments<T> args;
+  args.trans_a = trans_a, args.trans_b = trans_b, args.m = m, args.n = n, args.k = k;
+  args.alpha = alpha, args.beta = beta;
+  args.a = &a.storage(), args.lda = lda;
+  args.b = &b.storage(), args.ldb = ldb;
+  args.c = &c.storage(), args.ldc = ldc;
+  return gemm(args);
+}
+
+template <device_scalar T>
+cl::Event gemm(transpose trans_a, transpose trans_b, T alpha, const runtime::matrix<T>& a,
+               const runtime::matrix<T>& b, T beta, runtime::matrix<T>& c) {
+  const bool ta = trans_a == transpose::trans, tb = trans_b == transpose::trans;
+  const index_t m = ta ? a.cols() : a.rows(), k = ta ? a.rows() : a.cols();
+  const index_t kb = tb ? b.cols() : b.rows(), n = tb ? b.rows() : b.cols();
+  if (kb != k)
+    fail(fmt::format("op(A) is {} and op(B) is {}: their inner dimensions differ", runtime::shape_string(m, k),
+                     runtime::shape_string(kb, n)));
+  if (c.rows() != m || c.cols() != n)
+    fail(fmt::format("C is {} but op(A) * op(B) is {}", runtime::shape_string(c.rows(), c.cols()),
+                     runtime::shape_string(m, n)));
+  return gemm(trans_a, trans_b, m, n, k, alpha, a, std::max<index_t>(1, a.rows()), b, std::max<index_t>(1, b.rows()),
+              beta, c, std::max<index_t>(1, c.rows()));
+}
+
+#define TESSERA_INSTANTIATE_GEMM(T)                                                                              \
+  template void validate<T>(const gemm_arguments<T>&);                                                           \
+  template gemm_params default_params_for<T>(const gemm_arguments<T>&, const runtime::context&);                 \
+  template cl::Event gemm_with<T>(const gemm_params&, const gemm_arguments<T>&);                                 \
+  template cl::Event gemm<T>(const gemm_arguments<T>&);                                                          \
+  template cl::Event gemm<T>(transpose, transpose, index_t, index_t, index_t, T, const runtime::matrix<T>&,     \
+                             index_t, const runtime::matrix<T>&, index_t, T, runtime::matrix<T>&, index_t);      \
+  template cl::Event gemm<T>(transpose, transpose, T, const runtime::matrix<T>&, const runtime::matrix<T>&, T,  \
+                             runtime::matrix<T>&);
+TESSERA_INSTANTIATE_GEMM(float)
+TESSERA_INSTANTIATE_GEMM(double)
+#undef TESSERA_INSTANTIATE_GEMM
+
+}  // namespace tessera::blas

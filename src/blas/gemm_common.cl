@@ -1,0 +1,153 @@
+// Shared part of tessera's GEMM kernels (column-major C = alpha * op(A) * op(B) + beta * C,
+// strided batches). The host (src/blas/gemm.cpp) prepends the configuration as defines:
+//   REAL (float|double), IS_DOUBLE, VW (vector width), TRANS_A, TRANS_B (0|1), IDX (the
+//   index type inside one matrix: int, or long for matrices past 2^31 elements),
+//   A_ALIGNED, B_ALIGNED, C_ALIGNED (1: vector accesses may be plain vector loads/stores),
+//   ITEM_ROWS, ITEM_COLS, WG_ROWS, WG_COLS, SG_ROWS, SG_COLS, WG_BATCH, K_TILE and the
+//   family's own (FULL_VECTOR; DOUBLE_BUFFER, PAD_A, PAD_B).
+// Their validity rules are include/tessera/blas/gemm_rules.def.
+
+#if IS_DOUBLE
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+typedef REAL real;
+#define GEMM_CAT_(a, b) a##b
+#define GEMM_CAT(a, b) GEMM_CAT_(a, b)
+
+// ---- vectors of VW elements ---------------------------------------------------------------
+#if VW == 1
+typedef real realv;
+#define VLOAD_ANY(p) (*(p))
+#define VSTORE_ANY(v, p) (*(p) = (v))
+#define SPLIT_VEC(v, out, base) (out)[(base)] = (v);
+#define JOIN_VEC(in, base) ((in)[(base)])
+#else
+typedef GEMM_CAT(REAL, VW) realv;
+#define VLOAD_ANY(p) GEMM_CAT(vload, VW)(0, (p))
+#define VSTORE_ANY(v, p) GEMM_CAT(vstore, VW)((v), 0, (p))
+#endif
+#if VW == 2
+#define SPLIT_VEC(v, out, base) (out)[(base)] = (v).s0; (out)[(base) + 1] = (v).s1;
+#define JOIN_VEC(in, base) ((realv)((in)[(base)], (in)[(base) + 1]))
+#elif VW == 4
+#define SPLIT_VEC(v, out, base) \
+  (out)[(base)] = (v).s0; (out)[(base) + 1] = (v).s1; (out)[(base) + 2] = (v).s2; (out)[(base) + 3] = (v).s3;
+#define JOIN_VEC(in, base) ((realv)((in)[(base)], (in)[(base) + 1], (in)[(base) + 2], (in)[(base) + 3]))
+#elif VW == 8
+#define SPLIT_VEC(v, out, base) \
+  (out)[(base)] = (v).s0; (out)[(base) + 1] = (v).s1; (out)[(base) + 2] = (v).s2; (out)[(base) + 3] = (v).s3; \
+  (out)[(base) + 4] = (v).s4; (out)[(base) + 5] = (v).s5; (out)[(base) + 6] = (v).s6; (out)[(base) + 7] = (v).s7;
+#define JOIN_VEC(in, base) \
+  ((realv)((in)[(base)], (in)[(base) + 1], (in)[(base) + 2], (in)[(base) + 3], \
+           (in)[(base) + 4], (in)[(base) + 5], (in)[(base) + 6], (in)[(base) + 7]))
+#elif VW == 16
+#define SPLIT_VEC(v, out, base) \
+  (out)[(base)] = (v).s0; (out)[(base) + 1] = (v).s1; (out)[(base) + 2] = (v).s2; (out)[(base) + 3] = (v).s3; \
+  (out)[(base) + 4] = (v).s4; (out)[(base) + 5] = (v).s5; (out)[(base) + 6] = (v).s6; (out)[(base) + 7] = (v).s7; \
+  (out)[(base) + 8] = (v).s8; (out)[(base) + 9] = (v).s9; (out)[(base) + 10] = (v).sa; (out)[(base) + 11] = (v).sb; \
+  (out)[(base) + 12] = (v).sc; (out)[(base) + 13] = (v).sd; (out)[(base) + 14] = (v).se; (out)[(base) + 15] = (v).sf;
+#define JOIN_VEC(in, base) \
+  ((realv)((in)[(base)], (in)[(base) + 1], (in)[(base) + 2], (in)[(base) + 3], \
+           (in)[(base) + 4], (in)[(base) + 5], (in)[(base) + 6], (in)[(base) + 7], \
+           (in)[(base) + 8], (in)[(base) + 9], (in)[(base) + 10], (in)[(base) + 11], \
+           (in)[(base) + 12], (in)[(base) + 13], (in)[(base) + 14], (in)[(base) + 15]))
+#endif
+
+// A vector of VW consecutive elements at p; the aligned form is one vector load.
+#define VLOAD_ALIGNED(p) (*(const global realv*)(p))
+#define VSTORE_ALIGNED(v, p) (*(global realv*)(p) = (v))
+
+// ---- operands: column-major storage, op() applied by index -----------------------------
+// op(A)(m, k), op(B)(k, n) and C(m, n) as offsets from the matrix's first element.
+#if TRANS_A
+#define A_INDEX(m, k) ((IDX)(k) + (IDX)(m) * lda)
+#else
+#define A_INDEX(m, k) ((IDX)(m) + (IDX)(k) * lda)
+#endif
+#if TRANS_B
+#define B_INDEX(k, n) ((IDX)(n) + (IDX)(k) * ldb)
+#else
+#define B_INDEX(k, n) ((IDX)(k) + (IDX)(n) * ldb)
+#endif
+#define C_INDEX(m, n) ((IDX)(m) + (IDX)(n) * ldc)
+
+// Every family has this signature, so the host launches them alike. Offsets and strides
+// are in elements; batch entry b starts at base + offset + b * stride.
+#define GEMM_PARAMETERS                                                                    \
+  const int M, const int N, const int K, const real alpha,                                 \
+  const global real* restrict A_base, const ulong a_offset, const int lda, const ulong a_stride, \
+  const global real* restrict B_base, const ulong b_offset, const int ldb, const ulong b_stride, \
+  const real beta, global real* C_base, const ulong c_offset, const int ldc, const ulong c_stride, \
+  const int batch_count
+
+#define GEMM_BATCH_POINTERS(batch)                                                      \
+  const global real* restrict A = A_base + a_offset + (ulong)(batch) * a_stride;        \
+  const global real* restrict B = B_base + b_offset + (ulong)(batch) * b_stride;        \
+  global real* C = C_base + c_offset + (ulong)(batch) * c_stride
+
+// Position (lr, lc) of this work-item in the WG_ROWS x WG_COLS grid. Consecutive
+// work-items fill SG_ROWS x SG_COLS blocks first (a hardware sub-group when that is its
+// size), so that a sub-group reads few distinct rows and columns of the tiles.
+#if SG_ROWS * SG_COLS == 1
+#define GEMM_THREAD_COORDS(lr, lc)        \
+  const int lr = (int)get_local_id(0);    \
+  const int lc = (int)get_local_id(1)
+#else
+#define GEMM_THREAD_COORDS(lr, lc)                                                         \
+  const int gemm_tid_ = (int)get_local_id(0) + (int)get_local_id(1) * WG_ROWS;             \
+  const int gemm_lane_ = gemm_tid_ % (SG_ROWS * SG_COLS);                                  \
+  const int gemm_sg_ = gemm_tid_ / (SG_ROWS * SG_COLS);                                    \
+  const int lr = (gemm_sg_ % (WG_ROWS / SG_ROWS)) * SG_ROWS + gemm_lane_ % SG_ROWS;        \
+  const int lc = (gemm_sg_ / (WG_ROWS / SG_ROWS)) * SG_COLS + gemm_lane_ / SG_ROWS
+#endif
+
+// ---- the store of the result ---------------------------------------------------------------
+// The one place where results are written: every family ends in gemm_store_element or
+// gemm_store_vector. beta == 0 never reads C and alpha == 0 never uses the accumulator
+// (as BLAS defines them). An elementwise epilogue is fused here by defining
+// GEMM_EPILOGUE(value, row, col) before this file.
+#ifndef GEMM_EPILOGUE
+#define GEMM_EPILOGUE(value, row, col) (value)
+#endif
+
+inline void gemm_store_element(global real* C, const IDX index, const int row, const int col,
+                               const real acc, const real alpha, const real beta) {
+  real r = alpha == (real)0 ? (real)0 : alpha * acc;
+  if (beta != (real)0) r = mad(beta, C[index], r);
+  C[index] = GEMM_EPILOGUE(r, row, col);
+}
+
+// Rows row .. row + VW - 1 of column col, consecutive in C.
+inline void gemm_store_vector(global real* C, const IDX index, const int row, const int col,
+                              const realv acc, const real alpha, const real beta) {
+  realv r = alpha == (real)0 ? (realv)0 : (realv)alpha * acc;
+  if (beta != (real)0) {
+#if C_ALIGNED
+    r = mad((realv)beta, VLOAD_ALIGNED(C + index), r);
+#else
+    r = mad((realv)beta, VLOAD_ANY(C + index), r);
+#endif
+  }
+  real e[VW];
+  SPLIT_VEC(r, e, 0)
+#pragma unroll
+  for (int i = 0; i < VW; ++i) e[i] = GEMM_EPILOGUE(e[i], row + i, col);
+  r = JOIN_VEC(e, 0);
+#if C_ALIGNED
+  VSTORE_ALIGNED(r, C + index);
+#else
+  VSTORE_ANY(r, C + index);
+#endif
+}
+
+// The elements of a vector that lie inside the matrix (row + i < M, col < N), one by one.
+inline void gemm_store_vector_guarded(global real* C, const int ldc, const int M, const int N, const int row,
+                                      const int col, const realv acc, const real alpha, const real beta) {
+  if (col >= N) return;
+  real e[VW];
+  SPLIT_VEC(acc, e, 0)
+#pragma unroll
+  for (int i = 0; i < VW; ++i)
+    if (row + i < M) gemm_store_element(C, C_INDEX(row + i, col), row + i, col, e[i], alpha, beta);
+}

@@ -1,0 +1,265 @@
+// local: tiling through local memory. A work-group computes an MWG x NWG block of C
+// (MWG = ITEM_ROWS * WG_ROWS, NWG = ITEM_COLS * WG_COLS); per step of K_TILE it stages
+// op(A)'s MWG x K_TILE tile and op(B)'s K_TILE x NWG tile in local memory, both stored
+// K-major (a_tile[k][m], b_tile[k][n]) so that the inner loop reads them as vectors.
+// Each work-item accumulates ITEM_ROWS x ITEM_COLS values in registers: row vectors
+// v * (WG_ROWS * VW) + lr * VW and column vectors u * (WG_COLS * VW) + lc * VW, i.e.
+// VW consecutive elements per vector and neighbouring work-items on neighbouring vectors
+// (conflict-free local reads, coalesced stores).
+// Global -> local: each work-item moves an equal share of vectors; operands contiguous in
+// M or N are loaded and stored as vectors, operands contiguous in K are loaded as vectors
+// along K and scattered. DOUBLE_BUFFER prefetches the next tiles into registers while the
+// current ones are multiplied, with two local buffers and one barrier per step.
+// PAD_A / PAD_B (elements, multiples of VW) lengthen the local rows against bank conflicts.
+// Tiles crossing the edge of op(A), op(B) are loaded element by element with zeros outside.
+
+#define MWG (ITEM_ROWS * WG_ROWS)
+#define NWG (ITEM_COLS * WG_COLS)
+#define NT (WG_ROWS * WG_COLS)
+#define KT K_TILE
+#define LA (MWG + PAD_A)
+#define LB (NWG + PAD_B)
+#define RV (ITEM_ROWS / VW)
+#define CV (ITEM_COLS / VW)
+#define A_LOADS ((MWG * KT) / (VW * NT))
+#define B_LOADS ((NWG * KT) / (VW * NT))
+// Vectors in the local tiles (at multiples of VW elements of VW-aligned arrays). vloadN and
+// vstoreN, not casts to vector pointers: as fast on NVIDIA's compiler (42.9 against 42.0
+// TFLOP/s at 4096^3 on an H200), and PoCL 3.1 miscompiled the cast form of one TT tile shape.
+#if VW == 1
+#define LOCAL_VLOAD(p) (*(p))
+#define LOCAL_VSTORE(v, p) (*(p) = (v))
+#else
+#define LOCAL_VLOAD(p) GEMM_CAT(vload, VW)(0, (p))
+#define LOCAL_VSTORE(v, p) GEMM_CAT(vstore, VW)((v), 0, (p))
+#endif
+#if DOUBLE_BUFFER
+#define NBUF 2
+#else
+#define NBUF 1
+#endif
+
+// ---- global -> registers ---------------------------------------------------------------------
+inline void gemm_load_a(realv regs[A_LOADS], const global real* restrict A, const int lda, const int M,
+                        const int K, const int m0, const int k0, const int tid, const bool full) {
+#pragma unroll
+  for (int s = 0; s < A_LOADS; ++s) {
+    const int v = tid + s * NT;
+#if TRANS_A  // contiguous in K: vectors along K
+    const int m = m0 + v / (KT / VW);
+    const int k = k0 + (v % (KT / VW)) * VW;
+    if (full) {
+#if A_ALIGNED
+      regs[s] = VLOAD_ALIGNED(A + A_INDEX(m, k));
+#else
+      regs[s] = VLOAD_ANY(A + A_INDEX(m, k));
+#endif
+    } else {
+      real t[VW];
+#pragma unroll
+      for (int e = 0; e < VW; ++e) t[e] = (m < M && k + e < K) ? A[A_INDEX(m, k + e)] : (real)0;
+      regs[s] = JOIN_VEC(t, 0);
+    }
+#else  // contiguous in M: vectors along M
+    const int m = m0 + (v % (MWG / VW)) * VW;
+    const int k = k0 + v / (MWG / VW);
+    if (full) {
+#if A_ALIGNED
+      regs[s] = VLOAD_ALIGNED(A + A_INDEX(m, k));
+#else
+      regs[s] = VLOAD_ANY(A + A_INDEX(m, k));
+#endif
+    } else {
+      real t[VW];
+#pragma unroll
+      for (int e = 0; e < VW; ++e) t[e] = (m + e < M && k < K) ? A[A_INDEX(m + e, k)] : (real)0;
+      regs[s] = JOIN_VEC(t, 0);
+    }
+#endif
+  }
+}
+
+inline void gemm_load_b(realv regs[B_LOADS], const global real* restrict B, const int ldb, const int N,
+                        const int K, const int n0, const int k0, const int tid, const bool full) {
+#pragma unroll
+  for (int s = 0; s < B_LOADS; ++s) {
+    const int v = tid + s * NT;
+#if TRANS_B  // contiguous in N: vectors along N
+    const int n = n0 + (v % (NWG / VW)) * VW;
+    const int k = k0 + v / (NWG / VW);
+    if (full) {
+#if B_ALIGNED
+      regs[s] = VLOAD_ALIGNED(B + B_INDEX(k, n));
+#else
+      regs[s] = VLOAD_ANY(B + B_INDEX(k, n));
+#endif
+    } else {
+      real t[VW];
+#pragma unroll
+      for (int e = 0; e < VW; ++e) t[e] = (n + e < N && k < K) ? B[B_INDEX(k, n + e)] : (real)0;
+      regs[s] = JOIN_VEC(t, 0);
+    }
+#else  // contiguous in K: vectors along K
+    const int n = n0 + v / (KT / VW);
+    const int k = k0 + (v % (KT / VW)) * VW;
+    if (full) {
+#if B_ALIGNED
+      regs[s] = VLOAD_ALIGNED(B + B_INDEX(k, n));
+#else
+      regs[s] = VLOAD_ANY(B + B_INDEX(k, n));
+#endif
+    } else {
+      real t[VW];
+#pragma unroll
+      for (int e = 0; e < VW; ++e) t[e] = (n < N && k + e < K) ? B[B_INDEX(k + e, n)] : (real)0;
+      regs[s] = JOIN_VEC(t, 0);
+    }
+#endif
+  }
+}
+
+// ---- registers -> local tiles (K-major) -----------------------------------------------------
+inline void gemm_store_a(local real* a_tile, const realv regs[A_LOADS], const int tid) {
+#pragma unroll
+  for (int s = 0; s < A_LOADS; ++s) {
+    const int v = tid + s * NT;
+#if TRANS_A
+    const int m = v / (KT / VW);
+    const int k = (v % (KT / VW)) * VW;
+    real t[VW];
+    SPLIT_VEC(regs[s], t, 0)
+#pragma unroll
+    for (int e = 0; e < VW; ++e) a_tile[(k + e) * LA + m] = t[e];
+#else
+    const int mv = v % (MWG / VW);
+    const int k = v / (MWG / VW);
+    LOCAL_VSTORE(regs[s], a_tile + k * LA + mv * VW);
+#endif
+  }
+}
+
+inline void gemm_store_b(local real* b_tile, const realv regs[B_LOADS], const int tid) {
+#pragma unroll
+  for (int s = 0; s < B_LOADS; ++s) {
+    const int v = tid + s * NT;
+#if TRANS_B
+    const int nv = v % (NWG / VW);
+    const int k = v / (NWG / VW);
+    LOCAL_VSTORE(regs[s], b_tile + k * LB + nv * VW);
+#else
+    const int n = v / (KT / VW);
+    const int k = (v % (KT / VW)) * VW;
+    real t[VW];
+    SPLIT_VEC(regs[s], t, 0)
+#pragma unroll
+    for (int e = 0; e < VW; ++e) b_tile[(k + e) * LB + n] = t[e];
+#endif
+  }
+}
+
+// ---- the multiply of one pair of tiles --------------------------------------------------------
+inline void gemm_multiply_tiles(realv acc[ITEM_COLS][RV], const local real* a_tile,
+                                const local real* b_tile, const int lr, const int lc) {
+#pragma unroll
+  for (int k = 0; k < KT; ++k) {
+    realv a[RV];
+#pragma unroll
+    for (int v = 0; v < RV; ++v) a[v] = LOCAL_VLOAD(a_tile + k * LA + (v * WG_ROWS + lr) * VW);
+    real b[ITEM_COLS];
+#pragma unroll
+    for (int u = 0; u < CV; ++u) {
+      const realv bv = LOCAL_VLOAD(b_tile + k * LB + (u * WG_COLS + lc) * VW);
+      SPLIT_VEC(bv, b, u * VW)
+    }
+#pragma unroll
+    for (int j = 0; j < ITEM_COLS; ++j)
+#pragma unroll
+      for (int v = 0; v < RV; ++v) acc[j][v] = mad(a[v], (realv)(b[j]), acc[j][v]);
+  }
+}
+
+// The store of the work-item's block of C. Positions are recomputed from the work-item ids
+// rather than carried across the K loop's barriers (less state for PoCL's work-item loops).
+inline void gemm_local_store(const realv acc[ITEM_COLS][RV], global real* C, const int ldc, const int M,
+                             const int N, const real alpha, const real beta) {
+  GEMM_THREAD_COORDS(lr, lc);
+  const int m0 = (int)get_group_id(0) * MWG;
+  const int n0 = (int)get_group_id(1) * NWG;
+  const bool full_block = m0 + MWG <= M && n0 + NWG <= N;
+#pragma unroll
+  for (int j = 0; j < ITEM_COLS; ++j) {
+    const int c = n0 + (j / VW) * (WG_COLS * VW) + lc * VW + j % VW;
+#pragma unroll
+    for (int v = 0; v < RV; ++v) {
+      const int r = m0 + v * (WG_ROWS * VW) + lr * VW;
+      if (full_block)
+        gemm_store_vector(C, C_INDEX(r, c), r, c, acc[j][v], alpha, beta);
+      else
+        gemm_store_vector_guarded(C, ldc, M, N, r, c, acc[j][v], alpha, beta);
+    }
+  }
+}
+
+kernel __attribute__((reqd_work_group_size(WG_ROWS, WG_COLS, 1)))
+void tessera_gemm(GEMM_PARAMETERS) {
+  local real a_tiles[NBUF * KT * LA] __attribute__((aligned(VW * sizeof(real))));
+  local real b_tiles[NBUF * KT * LB] __attribute__((aligned(VW * sizeof(real))));
+
+  const int batch = (int)get_global_id(2);  // one batch entry per work-group: uniform
+  if (batch >= batch_count) return;
+  GEMM_BATCH_POINTERS(batch);
+  GEMM_THREAD_COORDS(lr, lc);
+  const int tid = (int)get_local_id(0) + (int)get_local_id(1) * WG_ROWS;
+  const int m0 = (int)get_group_id(0) * MWG;
+  const int n0 = (int)get_group_id(1) * NWG;
+  const bool full_block = m0 + MWG <= M && n0 + NWG <= N;
+
+  realv acc[ITEM_COLS][RV];
+#pragma unroll
+  for (int j = 0; j < ITEM_COLS; ++j)
+#pragma unroll
+    for (int v = 0; v < RV; ++v) acc[j][v] = (realv)0;
+
+  realv a_regs[A_LOADS];
+  realv b_regs[B_LOADS];
+  const int tiles = (K + KT - 1) / KT;
+  if (tiles > 0) {
+    const bool full = full_block && KT <= K;
+    gemm_load_a(a_regs, A, lda, M, K, m0, 0, tid, full);
+    gemm_load_b(b_regs, B, ldb, N, K, n0, 0, tid, full);
+    gemm_store_a(a_tiles, a_regs, tid);
+    gemm_store_b(b_tiles, b_regs, tid);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  for (int t = 0; t < tiles; ++t) {
+    const int k_next = (t + 1) * KT;
+    const bool has_next = t + 1 < tiles;
+    const bool full_next = full_block && k_next + KT <= K;
+#if DOUBLE_BUFFER
+    const int cur = t & 1;
+    if (has_next) {
+      gemm_load_a(a_regs, A, lda, M, K, m0, k_next, tid, full_next);
+      gemm_load_b(b_regs, B, ldb, N, K, n0, k_next, tid, full_next);
+    }
+    gemm_multiply_tiles(acc, a_tiles + cur * (KT * LA), b_tiles + cur * (KT * LB), lr, lc);
+    if (has_next) {
+      gemm_store_a(a_tiles + (cur ^ 1) * (KT * LA), a_regs, tid);
+      gemm_store_b(b_tiles + (cur ^ 1) * (KT * LB), b_regs, tid);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    gemm_multiply_tiles(acc, a_tiles, b_tiles, lr, lc);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (has_next) {
+      gemm_load_a(a_regs, A, lda, M, K, m0, k_next, tid, full_next);
+      gemm_load_b(b_regs, B, ldb, N, K, n0, k_next, tid, full_next);
+      gemm_store_a(a_tiles, a_regs, tid);
+      gemm_store_b(b_tiles, b_regs, tid);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  }
+
+  gemm_local_store(acc, C, ldc, M, N, alpha, beta);
+}

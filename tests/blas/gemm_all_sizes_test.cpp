@@ -1,0 +1,44 @@
+// All 125 combinations of m, n, k in {1, 7, 64, 127, 257} for each pair of transposes,
+// float, on the most involved family (local memory with vectors, double buffering, padding
+// and a sub-group tile), with lda > rows and beta = 0 on NaN every fifth case. One kernel
+// build per pair of transposes: about 5 s each on PoCL.
+#include <gtest/gtest.h>
+
+#include "blas/gemm_check.hpp"
+
+namespace blas = tessera::blas;
+using tessera::testing::check_gemm;
+using tessera::testing::gemm_case;
+
+namespace {
+
+class GemmAllSizes : public ::testing::TestWithParam<std::pair<blas::transpose, blas::transpose>> {};
+
+TEST_P(GemmAllSizes, EverySizeCombinationMatchesOpenBlas) {
+  const auto params = blas::parse_gemm_params("local vw=4 cls=64 item=4x4 wg=8x8 sg=2x4 db=1 nbc_a=1 nbc_b=1");
+  const std::int64_t sizes[] = {1, 7, 64, 127, 257};
+  int i = 0;
+  for (auto m : sizes)
+    for (auto n : sizes)
+      for (auto k : sizes) {
+        gemm_case c;
+        c.trans_a = GetParam().first, c.trans_b = GetParam().second;
+        c.m = m, c.n = n, c.k = k;
+        c.lda_pad = 1 + i % 4, c.ldb_pad = 3, c.ldc_pad = 2 + i % 3, c.odd_ld = true;
+        c.beta = (i % 5 == 0) ? 0.0 : -0.5;
+        c.nan_in_c = c.beta == 0.0;
+        ++i;
+        check_gemm<float>(params, c);
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(Blas, GemmAllSizes,
+                         ::testing::Values(std::pair{blas::transpose::none, blas::transpose::none},
+                                           std::pair{blas::transpose::none, blas::transpose::trans},
+                                           std::pair{blas::transpose::trans, blas::transpose::none},
+                                           std::pair{blas::transpose::trans, blas::transpose::trans}),
+                         [](const auto& info) {
+                           return std::string(1, blas::to_char(info.param.first)) + blas::to_char(info.param.second);
+                         });
+
+}  // namespace

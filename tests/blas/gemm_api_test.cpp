@@ -1,0 +1,233 @@
+// The public entry points: gemm() with the defaults table, matrix<T>, strided batches, and
+// bad input that must fail before anything is enqueued, naming the argument.
+#include <tessera/blas/blas.hpp>
+#include <tessera/runtime/context.hpp>
+#include <tessera/runtime/error.hpp>
+#include <tessera/runtime/matrix.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "blas/gemm_check.hpp"
+
+namespace blas = tessera::blas;
+namespace rt = tessera::runtime;
+using tessera::testing::check_gemm;
+using tessera::testing::gemm_case;
+using tessera::testing::random_values;
+using ::testing::HasSubstr;
+
+namespace {
+
+template <typename T>
+class GemmApi : public ::testing::Test {};
+using ScalarTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GemmApi, ScalarTypes);
+
+TYPED_TEST(GemmApi, DefaultConfigurationMatchesOpenBlasForEveryProblemClass) {
+  using T = TypeParam;
+  // NN here; the other transposes in gemm_slow_test.cpp (the CPU's default kernels take
+  // PoCL seconds to build). Odd leading dimensions: one kernel build per configuration.
+  const auto nn = blas::transpose::none;
+  tessera::testing::check_default_gemm<T>(nn, nn, 1030, 1027, 260);  // large
+  tessera::testing::check_default_gemm<T>(nn, nn, 257, 257, 257);    // medium
+  tessera::testing::check_default_gemm<T>(nn, nn, 7, 127, 64);       // small
+  tessera::testing::check_default_gemm<T>(nn, nn, 1, 1, 1);          // small
+  tessera::testing::check_default_gemm<T>(nn, nn, 64, 64, 64, 5);    // batched
+}
+
+TYPED_TEST(GemmApi, MatrixOverloadsComputeTheProduct) {
+  using T = TypeParam;
+  if (std::is_same_v<T, double> && !rt::context::get().device().has_fp64) GTEST_SKIP();
+  const auto ha = random_values<T>(7 * 5), hb = random_values<T>(7 * 3), hc = random_values<T>(5 * 3);
+  rt::matrix<T> a(ha, 7, 5), b(hb, 7, 3), c(hc, 5, 3);  // C = 2 * A^T B + 0.5 C
+  blas::gemm(blas::transpose::trans, blas::transpose::none, T(2), a, b, T(0.5), c).wait();
+  std::vector<T> ref = hc;
+  tessera::testing::cblas_gemm<T>(true, false, 5, 3, 7, T(2), ha.data(), 7, hb.data(), 7, T(0.5), ref.data(), 5);
+  const auto out = c.to_host();
+  for (std::size_t i = 0; i < ref.size(); ++i) EXPECT_NEAR(out[i], ref[i], tessera::testing::tolerance<T>(9) * 8);
+
+  rt::matrix<T> d(hc, 5, 3);
+  blas::gemm(blas::transpose::trans, blas::transpose::none, 5, 3, 7, T(2), a, 7, b, 7, T(0.5), d, 5).wait();
+  EXPECT_EQ(d.to_host(), out);
+}
+
+TYPED_TEST(GemmApi, StridedBatchedEntryPointComputesEachEntry) {
+  using T = TypeParam;
+  if (std::is_same_v<T, double> && !rt::context::get().device().has_fp64) GTEST_SKIP();
+  auto& ctx = rt::context::get();
+  const int m = 7, n = 5, k = 3, batch = 4, sa = m * k + 2, sb = k * n + 1, sc = m * n + 3;
+  const auto ha = random_values<T>(sa * batch), hb = random_values<T>(sb * batch);
+  auto hc = random_values<T>(sc * batch);
+  rt::device_buffer a(ctx, ha.size() * sizeof(T)), b(ctx, hb.size() * sizeof(T)), c(ctx, hc.size() * sizeof(T));
+  a.write(0, a.bytes(), ha.data()), b.write(0, b.bytes(), hb.data()), c.write(0, c.bytes(), hc.data());
+  blas::gemm_strided_batched(blas::transpose::none, blas::transpose::none, m, n, k, T(1), a, 0, m, sa, b, 0, k, sb,
+                             T(1), c, 0, m, sc, batch)
+      .wait();
+  std::vector<T> out(hc.size());
+  c.read(0, c.bytes(), out.data());
+  for (int e = 0; e < batch; ++e)
+    tessera::testing::cblas_gemm<T>(false, false, m, n, k, T(1), ha.data() + e * sa, m, hb.data() + e * sb, k, T(1),
+                                    hc.data() + e * sc, m);
+  for (std::size_t i = 0; i < hc.size(); ++i) EXPECT_NEAR(out[i], hc[i], tessera::testing::tolerance<T>(5) * 8);
+}
+
+TEST(GemmApi, EmptyProblemsEnqueueNoKernelAndReturnAnEvent) {
+  auto& ctx = rt::context::get();
+  rt::device_buffer c(ctx, 64 * sizeof(float));
+  const rt::device_buffer none;
+  const auto before = blas::detail::launch_count();
+  blas::gemm<float>(blas::transpose::none, blas::transpose::none, 0, 5, 3, 1.f, none, 0, 1, none, 0, 3, 0.f, c, 0, 1)
+      .wait();
+  blas::gemm_strided_batched<float>(blas::transpose::none, blas::transpose::none, 2, 2, 2, 1.f, c, 0, 2, 4, c, 0, 2,
+                                    4, 0.f, c, 0, 2, 4, 0)
+      .wait();
+  EXPECT_EQ(blas::detail::launch_count(), before);
+}
+
+// ---- bad input ------------------------------------------------------------------------------
+
+class GemmBadInput : public ::testing::Test {
+ protected:
+  rt::context& ctx = rt::context::get();
+  rt::device_buffer a{ctx, 100 * sizeof(float)}, b{ctx, 100 * sizeof(float)}, c{ctx, 100 * sizeof(float)};
+  blas::gemm_arguments<float> args() {
+    blas::gemm_arguments<float> x;
+    x.m = 10, x.n = 10, x.k = 10, x.a = &a, x.lda = 10, x.b = &b, x.ldb = 10, x.c = &c, x.ldc = 10;
+    return x;
+  }
+  // The call must throw argument_error mentioning each of the words, and enqueue nothing.
+  template <typename Call>
+  void expect_rejected(Call call, std::vector<std::string> words) {
+    const auto before = blas::detail::launch_count();
+    try {
+      call();
+      ADD_FAILURE() << "no error for a bad call";
+    } catch (const tessera::argument_error& e) {
+      for (const auto& w : words) EXPECT_THAT(e.what(), HasSubstr(w));
+    }
+    EXPECT_EQ(blas::detail::launch_count(), before) << "a kernel was enqueued";
+  }
+  void expect_rejected_args(blas::gemm_arguments<float> x, std::vector<std::string> words) {
+    expect_rejected([&] { blas::gemm(x); }, std::move(words));
+  }
+};
+
+TEST_F(GemmBadInput, NegativeSizesAreNamed) {
+  auto x = args();
+  x.m = -1;
+  expect_rejected_args(x, {"m = -1", "negative"});
+  x = args(), x.n = -2;
+  expect_rejected_args(x, {"n = -2"});
+  x = args(), x.k = -3;
+  expect_rejected_args(x, {"k = -3"});
+  x = args(), x.batch_count = -1;
+  expect_rejected_args(x, {"batch_count = -1"});
+}
+
+TEST_F(GemmBadInput, LeadingDimensionsBelowTheRowsAreNamed) {
+  auto x = args();
+  x.m = 5, x.k = 10, x.lda = 4;
+  expect_rejected_args(x, {"lda = 4", "5 rows of A", "trans_a = N"});
+  x = args(), x.trans_a = blas::transpose::trans, x.m = 5, x.k = 8, x.lda = 7;
+  expect_rejected_args(x, {"lda = 7", "8 rows of A", "trans_a = T"});
+  x = args(), x.ldb = 9;
+  expect_rejected_args(x, {"ldb = 9", "rows of B"});
+  x = args(), x.trans_b = blas::transpose::trans, x.n = 6, x.k = 2, x.ldb = 5;
+  expect_rejected_args(x, {"ldb = 5", "trans_b = T"});
+  x = args(), x.ldc = 3;
+  expect_rejected_args(x, {"ldc = 3", "rows of C"});
+}
+
+TEST_F(GemmBadInput, BuffersTooSmallForSizesOffsetsAndStridesAreNamed) {
+  auto x = args();
+  x.k = 11;  // A: 10 x 11 > 100 elements (checked before B)
+  x.ldb = 11;
+  expect_rejected_args(x, {"buffer A", "holds 100 float elements", "need 110"});
+  x = args(), x.b_offset = 1;
+  expect_rejected_args(x, {"buffer B", "b_offset = 1", "need 101"});
+  x = args(), x.c_offset = 50;
+  expect_rejected_args(x, {"buffer C", "c_offset = 50"});
+  x = args(), x.m = 2, x.n = 2, x.k = 2, x.lda = 2, x.ldb = 2, x.ldc = 2, x.batch_count = 3, x.stride_a = 49,
+  x.stride_c = 4;
+  expect_rejected_args(x, {"buffer A", "stride_a = 49", "batch_count = 3"});
+  x = args(), x.a = nullptr;
+  expect_rejected_args(x, {"A is missing"});
+}
+
+TEST_F(GemmBadInput, StridesMustNotBeNegativeNorOverlapC) {
+  auto x = args();
+  x.m = 2, x.n = 2, x.k = 2, x.lda = 2, x.ldb = 2, x.ldc = 2, x.batch_count = 2, x.stride_b = -4;
+  expect_rejected_args(x, {"stride_b = -4", "negative"});
+  x.stride_b = 4, x.stride_c = 3;
+  expect_rejected_args(x, {"stride_c = 3", "overlap", "at least"});
+}
+
+TEST_F(GemmBadInput, COverlappingAnOperandIsRejected) {
+  auto x = args();
+  x.m = 5, x.n = 5, x.k = 5, x.lda = 5, x.ldb = 5, x.ldc = 5, x.c = &a, x.c_offset = 10;
+  expect_rejected_args(x, {"C overlaps A"});
+}
+
+TEST_F(GemmBadInput, MatrixShapesThatDisagreeWithMNKAreNamed) {
+  rt::matrix<float> ma(4, 3), mb(3, 5), mc(4, 5);
+  const auto call = [&](rt::index_t m, rt::index_t n, rt::index_t k, rt::index_t lda) {
+    return [&, m, n, k, lda] {
+      blas::gemm(blas::transpose::none, blas::transpose::none, m, n, k, 1.f, ma, lda, mb, 3, 0.f, mc, m);
+    };
+  };
+  expect_rejected(call(4, 5, 2, 4), {"A is 4x3", "trans_a = N, m = 4, k = 2", "4x2"});
+  expect_rejected(call(4, 6, 3, 4), {"B is 3x5"});
+  expect_rejected(call(4, 5, 3, 6), {"lda = 6", "leading dimension of matrix A"});
+  expect_rejected([&] { blas::gemm(blas::transpose::trans, blas::transpose::none, 1.f, ma, mb, 0.f, mc); },
+                  {"inner dimensions differ"});
+  expect_rejected([&] { blas::gemm(blas::transpose::none, blas::transpose::none, 1.f, ma, mb, 0.f, ma); },
+                  {"C is 4x3", "4x5"});
+}
+
+TEST_F(GemmBadInput, ConfigurationsThatDoNotFitTheDeviceNameTheRule) {
+  auto x = args();
+  const auto before = blas::detail::launch_count();
+  const auto local_bytes = ctx.device().local_memory_bytes;
+  // A K tile of local_bytes / 256 floats staged for 64 + 64 columns needs twice the local memory.
+  const auto cls = static_cast<int>(local_bytes / 64 * 2);
+  const auto too_big = blas::parse_gemm_params(fmt::format("local vw=1 cls={} item=8x8 wg=8x8", cls));
+  try {
+    blas::gemm_with(too_big, x);
+    ADD_FAILURE() << "no error";
+  } catch (const tessera::unsupported_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("rule 'local_memory_limit'"));
+  }
+  const auto bad = blas::parse_gemm_params("naive item=2x2 wg=8x8");
+  try {
+    blas::gemm_with(bad, x);
+    ADD_FAILURE() << "no error";
+  } catch (const tessera::unsupported_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("rule 'naive_one_element_per_item'"));
+  }
+  EXPECT_EQ(blas::detail::launch_count(), before);
+}
+
+TEST(GemmTyped, TypedConfigurationRunsWhenTransposesAgree) {
+  using config = blas::gemm_kernel_config<
+      4, 64, blas::tile<4, 4, 8, 8, 2, 4>, true, true, false,
+      blas::gemm_config<false, true, blas::gemm_memory::local, blas::gemm_algorithm::standard>, float>;
+  static_assert(config::params.double_buffer && config::params.sg_cols == 4);
+  auto& ctx = rt::context::get();
+  const auto ha = random_values<float>(33 * 17), hb = random_values<float>(29 * 17);
+  rt::device_buffer a(ctx, ha.size() * 4), b(ctx, hb.size() * 4), c(ctx, 33 * 29 * 4);
+  a.write(0, a.bytes(), ha.data()), b.write(0, b.bytes(), hb.data());
+  blas::gemm_arguments<float> x;
+  x.trans_b = blas::transpose::trans, x.m = 33, x.n = 29, x.k = 17;
+  x.a = &a, x.lda = 33, x.b = &b, x.ldb = 29, x.c = &c, x.ldc = 33;
+  blas::gemm_with<config>(x).wait();
+  std::vector<float> out(33 * 29), ref(33 * 29, 0.f);
+  c.read(0, c.bytes(), out.data());
+  tessera::testing::cblas_gemm<float>(false, true, 33, 29, 17, 1.f, ha.data(), 33, hb.data(), 29, 0.f, ref.data(), 33);
+  for (std::size_t i = 0; i < ref.size(); ++i) EXPECT_NEAR(out[i], ref[i], 1e-4f);
+  x.trans_b = blas::transpose::none;
+  x.ldb = 17;
+  EXPECT_THROW(blas::gemm_with<config>(x), tessera::argument_error);
+}
+
+}  // namespace

@@ -1,0 +1,179 @@
+#pragma once
+// Runs one (batched) GEMM on the device and checks it against OpenBLAS on fresh random data.
+#include <tessera/blas/blas.hpp>
+#include <tessera/runtime/context.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cblas.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "support/test_data.hpp"
+
+namespace tessera::testing {
+
+/// One GEMM call to check. Leading dimensions are rows + *_pad; batch entries are
+/// separated by the smallest stride plus *_gap elements.
+struct gemm_case {
+  blas::transpose trans_a = blas::transpose::none, trans_b = blas::transpose::none;
+  std::int64_t m = 1, n = 1, k = 1;
+  std::int64_t lda_pad = 0, ldb_pad = 0, ldc_pad = 0;
+  std::int64_t batch = 1;
+  std::int64_t stride_gap = 0;
+  std::size_t offset = 0;  // the same element offset for A, B and C
+  double alpha = 1.25, beta = -0.5;
+  bool nan_in_c = false;  // fill C with NaN (use beta = 0): nothing may read it
+  bool odd_ld = false;    // round each leading dimension up to an odd number (unaligned vectors)
+
+  std::string describe() const {
+    return fmt::format("{}{} m={} n={} k={} ld pads {}/{}/{}{} batch={} gap={} offset={} alpha={} beta={}{}",
+                       blas::to_char(trans_a), blas::to_char(trans_b), m, n, k, lda_pad, ldb_pad, ldc_pad,
+                       odd_ld ? " (odd)" : "", batch, stride_gap, offset, alpha, beta, nan_in_c ? " C=NaN" : "");
+  }
+};
+
+template <typename T>
+void cblas_gemm(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta,
+                T* c, int ldc) {
+  const auto op = [](bool t) { return t ? CblasTrans : CblasNoTrans; };
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasColMajor, op(ta), op(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else
+    cblas_dgemm(CblasColMajor, op(ta), op(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/// Runs the case with params (or gemm()'s default when empty) and checks every element of
+/// C against OpenBLAS within a bound that scales with K and the type, and that nothing
+/// outside the m x n matrices of C changed.
+template <typename T>
+void check_gemm(const std::optional<blas::gemm_params>& params, const gemm_case& c) {
+  SCOPED_TRACE(c.describe() + (params ? " with " + blas::to_string(*params) : std::string(" with the default")));
+  auto& ctx = runtime::context::get();
+  if constexpr (std::is_same_v<T, double>)
+    if (!ctx.device().has_fp64) GTEST_SKIP() << "the device has no fp64";
+  const bool ta = c.trans_a == blas::transpose::trans, tb = c.trans_b == blas::transpose::trans;
+  const std::int64_t a_rows = ta ? c.k : c.m, a_cols = ta ? c.m : c.k;
+  const std::int64_t b_rows = tb ? c.n : c.k, b_cols = tb ? c.k : c.n;
+  const auto leading = [&](std::int64_t rows, std::int64_t pad) {
+    const std::int64_t ld = std::max<std::int64_t>(1, rows + pad);
+    return c.odd_ld && ld % 2 == 0 ? ld + 1 : ld;
+  };
+  const std::int64_t lda = leading(a_rows, c.lda_pad), ldb = leading(b_rows, c.ldb_pad), ldc = leading(c.m, c.ldc_pad);
+  const std::int64_t stride_a = lda * a_cols + c.stride_gap, stride_b = ldb * b_cols + c.stride_gap,
+                     stride_c = ldc * c.n + c.stride_gap;
+  const auto total = [&](std::int64_t stride) {
+    return static_cast<std::size_t>(c.offset + stride * c.batch) + 1;  // +1: never an empty buffer
+  };
+  const std::vector<T> a = random_values<T>(total(stride_a));
+  const std::vector<T> b = random_values<T>(total(stride_b));
+  std::vector<T> c0 = random_values<T>(total(stride_c));
+  if (c.nan_in_c) std::fill(c0.begin(), c0.end(), std::numeric_limits<T>::quiet_NaN());
+
+  runtime::device_buffer da(ctx, a.size() * sizeof(T)), db(ctx, b.size() * sizeof(T)), dc(ctx, c0.size() * sizeof(T));
+  da.write(0, da.bytes(), a.data());
+  db.write(0, db.bytes(), b.data());
+  dc.write(0, dc.bytes(), c0.data());
+
+  blas::gemm_arguments<T> args;
+  args.trans_a = c.trans_a, args.trans_b = c.trans_b, args.m = c.m, args.n = c.n, args.k = c.k;
+  args.alpha = static_cast<T>(c.alpha), args.beta = static_cast<T>(c.beta);
+  args.a = &da, args.a_offset = c.offset, args.lda = lda, args.stride_a = stride_a;
+  args.b = &db, args.b_offset = c.offset, args.ldb = ldb, args.stride_b = stride_b;
+  args.c = &dc, args.c_offset = c.offset, args.ldc = ldc, args.stride_c = stride_c;
+  args.batch_count = c.batch;
+  cl::Event event = params ? blas::gemm_with(*params, args) : blas::gemm(args);
+  event.wait();
+  std::vector<T> out(c0.size());
+  dc.read(0, dc.bytes(), out.data());
+
+  // Reference and the error bound: |C - ref| <= tol(K) * (|alpha| |A||B| + |beta C0|).
+  std::vector<T> ref = c0, scale(c0.size(), T(0));
+  std::vector<T> abs_a(a.size()), abs_b(b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) abs_a[i] = std::abs(a[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) abs_b[i] = std::abs(b[i]);
+  const T beta = static_cast<T>(c.beta);
+  for (std::int64_t e = 0; e < c.batch; ++e) {
+    const std::size_t ao = c.offset + e * stride_a, bo = c.offset + e * stride_b, co = c.offset + e * stride_c;
+    if (c.m == 0 || c.n == 0) continue;
+    if (beta == T(0))  // BLAS: beta = 0 ignores C (also NaN in it)
+      for (std::int64_t j = 0; j < c.n; ++j)
+        for (std::int64_t i = 0; i < c.m; ++i) ref[co + i + j * ldc] = T(0);
+    cblas_gemm<T>(ta, tb, int(c.m), int(c.n), int(c.k), static_cast<T>(c.alpha), a.data() + ao, int(lda),
+                  b.data() + bo, int(ldb), beta, ref.data() + co, int(ldc));
+    for (std::int64_t j = 0; j < c.n; ++j)
+      for (std::int64_t i = 0; i < c.m; ++i)
+        scale[co + i + j * ldc] = beta == T(0) ? T(0) : std::abs(beta * c0[co + i + j * ldc]);
+    cblas_gemm<T>(ta, tb, int(c.m), int(c.n), int(c.k), static_cast<T>(std::abs(c.alpha)), abs_a.data() + ao,
+                  int(lda), abs_b.data() + bo, int(ldb), T(1), scale.data() + co, int(ldc));
+  }
+  const T tol = tolerance<T>(static_cast<std::size_t>(c.k) + 2);
+  std::vector<bool> inside(c0.size(), false);
+  for (std::int64_t e = 0; e < c.batch; ++e)
+    for (std::int64_t j = 0; j < c.n; ++j)
+      for (std::int64_t i = 0; i < c.m; ++i) inside[c.offset + e * stride_c + i + j * ldc] = true;
+  int failures = 0;
+  for (std::size_t i = 0; i < out.size() && failures < 5; ++i) {
+    if (inside[i]) {
+      const T bound = tol * scale[i] + std::numeric_limits<T>::min();
+      if (!(std::abs(out[i] - ref[i]) <= bound)) {
+        ++failures;
+        ADD_FAILURE() << fmt::format("C[{}] = {} but OpenBLAS gives {} (bound {})", i, out[i], ref[i], bound);
+      }
+    } else if (std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>(out[i]) !=
+               std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>(c0[i])) {
+      ++failures;
+      ADD_FAILURE() << fmt::format("element {} outside the matrices of C changed from {} to {}", i, c0[i], out[i]);
+    }
+  }
+}
+
+/// gemm() with the defaults table's configuration, odd leading dimensions (so that each
+/// configuration and pair of transposes builds one kernel) and batches one element apart.
+template <typename T>
+void check_default_gemm(blas::transpose ta, blas::transpose tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                        std::int64_t batch = 1) {
+  gemm_case c;
+  c.trans_a = ta, c.trans_b = tb, c.m = m, c.n = n, c.k = k, c.batch = batch;
+  c.lda_pad = c.ldb_pad = c.ldc_pad = 1, c.odd_ld = true, c.stride_gap = 1;
+  check_gemm<T>(std::nullopt, c);
+}
+
+/// The configurations the tests run, one or more per family, for elements of T. The
+/// K tile is the same for float and double (cache_line_bytes scales with the element).
+template <typename T>
+std::vector<blas::gemm_params> family_configs() {
+  const int s = sizeof(T) / 4;  // cls is in bytes
+  std::vector<std::string> texts = {
+      "naive wg=8x8",
+      "no_local vw=2 cls=" + std::to_string(16 * s) + " item=4x2 wg=8x4 sg=2x2",
+      "no_local_full vw=8 cls=" + std::to_string(16 * s) + " item=8x4 wg=4x4",
+      "local vw=1 cls=" + std::to_string(32 * s) + " item=2x2 wg=8x8",
+      "local vw=4 cls=" + std::to_string(64 * s) + " item=4x4 wg=8x8 sg=2x4 db=1 nbc_a=1 nbc_b=1",
+  };
+  std::vector<blas::gemm_params> out;
+  for (const auto& t : texts) out.push_back(blas::parse_gemm_params(t));
+  return out;
+}
+
+inline std::string family_label(const blas::gemm_params& p) {
+  std::string s = blas::to_string(p);
+  std::string out;
+  for (char ch : s.substr(0, s.find(" tl="))) out += (std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_');
+  return out;
+}
+
+}  // namespace tessera::testing
+
+namespace tessera::blas {
+inline void PrintTo(const gemm_rule_violation& v, std::ostream* os) { *os << v.rule; }
+inline void PrintTo(transpose t, std::ostream* os) { *os << to_char(t); }
+}  // namespace tessera::blas
