@@ -130,7 +130,9 @@ timing summarize(std::vector<double> seconds) {
 
 tune_result run_clblast(const problem& p) {
   const tune_args& a = p.args;
-  tune_result r{"CLBlast", "baseline"};
+  tune_result r;
+  r.name = "CLBlast";
+  r.kind = "baseline";
   r.flops = a.flops();
   const auto op = [](blas::transpose t) { return t == blas::transpose::trans ? CLBlastTransposeYes : CLBlastTransposeNo; };
   auto once = [&](cl_event* event) {
@@ -162,7 +164,9 @@ tune_result run_clblast(const problem& p) {
 
 tune_result run_openblas(const problem& p) {
   const tune_args& a = p.args;
-  tune_result r{"OpenBLAS (host)", "baseline"};
+  tune_result r;
+  r.name = "OpenBLAS (host)";
+  r.kind = "baseline";
   r.flops = a.flops();
   std::vector<float> c(p.reference.size());
   std::vector<double> seconds;
@@ -184,7 +188,9 @@ tune_result run_openblas(const problem& p) {
 std::optional<tune_result> run_cublas(const problem& p) {
   if (bench::cuda_device_count() == 0) return std::nullopt;
   const tune_args& a = p.args;
-  tune_result r{"cuBLAS (no TF32)", "baseline"};
+  tune_result r;
+  r.name = "cuBLAS (no TF32)";
+  r.kind = "baseline";
   r.flops = a.flops();
   try {
     bench::cublas_gemm<float> g(a.trans_a == blas::transpose::trans, a.trans_b == blas::transpose::trans, a.m, a.n,
@@ -432,9 +438,10 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
     for (const auto& pair : pairs) {
       const auto cands = pair.candidates();
       auto p = make_problem(ctx, opt, pair.trans_a, pair.trans_b);
-      run_record run{fmt::format("{}{}", pair.trans_a ? 't' : 'n', pair.trans_b ? 't' : 'n'), opt.m, opt.n, opt.k,
-                     opt.batch,
-                     std::string(blas::to_string(blas::classify_problem(opt.m, opt.n, opt.k, opt.batch)))};
+      run_record run;
+      run.transposes = fmt::format("{}{}", pair.trans_a ? 't' : 'n', pair.trans_b ? 't' : 'n');
+      run.m = opt.m, run.n = opt.n, run.k = opt.k, run.batch = opt.batch;
+      run.problem_class = blas::to_string(blas::classify_problem(opt.m, opt.n, opt.k, opt.batch));
       run.configs_total = cands.size();
       std::cerr << fmt::format("-- {}: {} configurations\n", run.transposes, cands.size());
       run.results.push_back(run_clblast(*p));
