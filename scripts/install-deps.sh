@@ -27,13 +27,13 @@ fi
 
 # CMake and the tests run the first python3 on PATH, which may not be Debian's:
 # make gen/'s imports available to that interpreter too.
-py_modules="jinja2 jsonschema pytest"
+py_modules="jinja2 jsonschema pytest matplotlib"
 if ! python3 -c "import ${py_modules// /, }" 2>/dev/null; then
   if [ "$(command -v python3)" = /usr/bin/python3 ]; then
     echo "install-deps: Debian's python3 lacks one of: $py_modules" >&2
     exit 1
   fi
   echo "install-deps: installing $py_modules for $(command -v python3) with pip"
-  python3 -m pip install -q jinja2 jsonschema pytest
+  python3 -m pip install -q jinja2 jsonschema pytest matplotlib
 fi
 echo "install-deps: all dependencies present"

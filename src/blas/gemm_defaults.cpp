@@ -109,6 +109,9 @@ const std::vector<gemm_default_entry>& gemm_defaults_table() {
     std::vector<gemm_default_entry> t;
 #define TESSERA_GEMM_DEFAULT(level, match, element_bytes, transposes, problem, config, origin) \
   t.push_back({parse_level(#level), match, element_bytes, transposes, problem, parse_gemm_params(config), origin});
+// Tuned winners (configs/defaults/*.json, rendered by gen/defaults_table.py at build time)
+// come first: they match by device name, the most specific level.
+#include "gemm_tuned_defaults.def"
 #include "gemm_defaults.def"
 #undef TESSERA_GEMM_DEFAULT
     return t;

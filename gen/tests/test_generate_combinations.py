@@ -1,0 +1,179 @@
+"""The generator: schema errors with JSON paths, determinism, --list_files, rules."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import generate_combinations
+from gemm_configs import GemmConfig
+from gemm_rules import compile_time_limits, load_rule_table
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIGS = REPO / "configs"
+TARGETS = ["default", "nvidia_gpu", "amd_gpu", "intel_gpu", "cpu", "ci"]
+
+VALID_LOCAL = {
+    "cache_line_size": [64], "work_item_sizes": [[4, 4]], "work_group_sizes": [[8, 8]],
+    "block_level_tiles": [[1, 1]], "double_buffer": [True], "no_bank_conflict_a": [False],
+    "no_bank_conflict_b": [False], "vectorization_size": [4],
+}
+
+
+def write_json(tmp_path: Path, document, name: str = "target.json") -> Path:
+    path = tmp_path / name
+    path.write_text(document if isinstance(document, str) else json.dumps(document))
+    return path
+
+
+def run(args: list[str], capsys) -> tuple[int, str, str]:
+    status = generate_combinations.main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def fails_with(tmp_path: Path, capsys, document, *expected: str) -> None:
+    config = write_json(tmp_path, document)
+    out_dir = tmp_path / "out"
+    status, _, err = run([config, "--def", out_dir / "g.def", "--source_dir", out_dir / "src"], capsys)
+    assert status != 0
+    for text in expected:
+        assert text in err, err
+    assert str(config) in err
+    assert not out_dir.exists(), "nothing may be written when the input is invalid"
+
+
+def test_malformed_json_names_line_and_column(tmp_path, capsys):
+    fails_with(tmp_path, capsys, '{"local": [ {"cache_line_size": [64],, } ] }', ":1:38: malformed JSON")
+
+
+def test_missing_key_names_the_entry(tmp_path, capsys):
+    entry = dict(VALID_LOCAL)
+    del entry["double_buffer"]
+    fails_with(tmp_path, capsys, {"local": [entry]}, "$.local[0]: 'double_buffer' is a required property")
+
+
+def test_wrong_type_names_the_element(tmp_path, capsys):
+    entry = dict(VALID_LOCAL, double_buffer=[True, "yes"])
+    fails_with(tmp_path, capsys, {"local": [entry]}, "$.local[0].double_buffer[1]: 'yes' is not of type 'boolean'")
+
+
+def test_empty_list_is_an_error(tmp_path, capsys):
+    entry = dict(VALID_LOCAL, work_group_sizes=[])
+    fails_with(tmp_path, capsys, {"local": [entry]}, "$.local[0].work_group_sizes: [] should be non-empty")
+
+
+def test_unknown_section_is_an_error(tmp_path, capsys):
+    fails_with(tmp_path, capsys, {"local": [VALID_LOCAL], "lokal": []}, "$: Additional properties are not allowed ('lokal'")
+
+
+def test_entry_without_a_valid_combination_is_an_error(tmp_path, capsys):
+    entry = dict(VALID_LOCAL, work_item_sizes=[[3, 3]], vectorization_size=[4])
+    fails_with(tmp_path, capsys, {"local": [VALID_LOCAL, entry]},
+               "$.local[1]: no valid configuration among 1 combinations (rejected by vector_width_divides_item_rows: 1)")
+
+
+def test_output_is_deterministic_and_list_files_matches(tmp_path, capsys):
+    config = CONFIGS / "ci.json"
+    outputs = []
+    for name in ("first", "second"):
+        out = tmp_path / name
+        status, _, err = run([config, "--def", out / "generated_combinations.def", "--source_dir", out / "src"], capsys)
+        assert status == 0, err
+        outputs.append({p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()})
+    assert outputs[0] == outputs[1]
+    status, listed, _ = run([config, "--source_dir", tmp_path / "first" / "src", "--list_files"], capsys)
+    assert status == 0
+    listed_files = sorted(Path(p) for p in listed.strip().split(";"))
+    assert listed_files == sorted((tmp_path / "first" / "src").glob("*.cpp"))
+
+
+def test_def_file_is_guarded_and_has_one_line_per_config(tmp_path, capsys):
+    out = tmp_path / "g.def"
+    status, _, err = run([CONFIGS / "ci.json", "--def", out], capsys)
+    assert status == 0
+    text = out.read_text()
+    assert "#ifndef BENCH_PARAMS\n#error" in text
+    kept = int(err.split("generate_combinations: ")[1].split()[0])
+    assert text.count("\nBENCH_PARAMS(") == kept
+    assert "configs/ci.json" in text and str(REPO) not in text
+
+
+def test_summary_counts_duplicates_and_rejections(tmp_path, capsys):
+    entry = dict(VALID_LOCAL, vectorization_size=[4, 3])
+    config = write_json(tmp_path, {"local": [VALID_LOCAL, entry]})
+    status, _, err = run([config, "--def", tmp_path / "g.def"], capsys)
+    assert status == 0
+    assert "1 configurations kept of 3 combinations (1 duplicates, 1 invalid)" in err
+    assert "rejected by vector_width_supported: 1" in err
+
+
+def test_stale_sources_are_removed(tmp_path, capsys):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "tune_gone.cpp").write_text("// old")
+    status, _, _ = run([CONFIGS / "ci.json", "--source_dir", src], capsys)
+    assert status == 0
+    assert not (src / "tune_gone.cpp").exists()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_shipped_target_expands(target, tmp_path, capsys):
+    status, _, err = run([CONFIGS / f"{target}.json", "--def", tmp_path / "g.def"], capsys)
+    assert status == 0, err
+
+
+# ---- the rules, evaluated from gemm_rules.def --------------------------------------------
+
+RULES = load_rule_table()
+LIMITS = compile_time_limits()
+BASE = GemmConfig("local", "standard", "strided", "partial", 4, 64, 4, 4, 8, 8, double_buffer=True)
+
+
+def test_the_base_configuration_is_valid():
+    assert RULES.violations(BASE.rule_inputs(4, LIMITS)) == []
+
+
+# One binding per rule that breaks that rule alone (changes against BASE's inputs).
+BREAKS = {
+    "element_size": {"element_bytes": 2, "cache_line_bytes": 64},
+    "one_family": {"is_naive": 1},
+    "flags_are_boolean": {"double_buffer": 2},
+    "tile_extents_positive": {"tl_rows": 0},
+    "vector_width_supported": {"vector_width": 3, "item_rows": 6, "item_cols": 6, "wg_rows": 4, "wg_cols": 4},
+    "cache_line_multiple_of_element": {"cache_line_bytes": 66},
+    "block_level_tiles_unsupported": {"tl_rows": 2},
+    "item_batch_unsupported": {"item_batch": 2},
+    "interleaved_batch_unsupported": {"is_interleaved": 1},
+    "sub_group_tile_divides_work_group": {"sg_rows": 3},
+    "vector_width_divides_item_rows": {"item_rows": 2},
+    "full_vector_no_local_only": {"is_full_vector": 1},
+    "local_memory_options_local_only": {"is_local": 0, "is_no_local": 1},
+    "naive_one_element_per_item": {"is_local": 0, "is_naive": 1, "double_buffer": 0, "cache_line_bytes": 0},
+    "naive_no_sub_group_tile": {"is_local": 0, "is_naive": 1, "double_buffer": 0, "cache_line_bytes": 0,
+                                "item_rows": 1, "item_cols": 1, "vector_width": 1, "sg_rows": 2},
+    "naive_no_cache_line": {"is_local": 0, "is_naive": 1, "double_buffer": 0, "item_rows": 1, "item_cols": 1,
+                            "vector_width": 1},
+    "full_vector_whole_rows": {"is_local": 0, "is_no_local": 1, "is_full_vector": 1, "double_buffer": 0,
+                               "item_rows": 8},
+    "local_needs_k_tile": {"cache_line_bytes": 0},
+    "local_vector_width_divides_item_cols": {"item_cols": 2, "wg_cols": 16},
+    "local_vector_width_divides_k_tile": {"cache_line_bytes": 8},
+    "local_a_tile_loads_split_evenly": {"wg_rows": 12, "cache_line_bytes": 16},
+    "local_b_tile_loads_split_evenly": {"wg_cols": 12, "cache_line_bytes": 16},
+    "local_one_batch_per_work_group": {"wg_batch": 2},
+    "work_group_size_limit": {"wg_rows": 64, "wg_cols": 32},
+    "local_memory_limit": {"item_rows": 16, "item_cols": 16, "wg_rows": 16, "wg_cols": 16, "cache_line_bytes": 256},
+}
+
+
+def test_every_rule_has_a_case():
+    assert sorted(BREAKS) == sorted(rule.name for rule in RULES.rules)
+
+
+@pytest.mark.parametrize("rule", sorted(BREAKS))
+def test_each_rule_rejects_what_it_names(rule):
+    inputs = dict(BASE.rule_inputs(4, LIMITS), **BREAKS[rule])
+    broken = [r.name for r in RULES.violations(inputs)]
+    assert rule in broken, broken

@@ -1,0 +1,20 @@
+# Runs the tuner with one configuration made wrong (--fault-config) and checks that it is
+# reported as wrong_result and absent from the ranking.
+execute_process(COMMAND ${TUNER} --m 37 --n 29 --k 31 --reps 1 "--fault-config=${FAULT}"
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "tuner exited with ${status}:\n${out}\n${err}")
+endif()
+string(FIND "${out}" "FAILED config   wrong_result  ${FAULT}" reported)
+if(reported EQUAL -1)
+  message(FATAL_ERROR "the wrong kernel was not reported as wrong_result:\n${out}")
+endif()
+string(REGEX MATCHALL "\n  config [^\n]*" ranked "${out}")
+string(REGEX MATCH "BEST [^\n]*" best "${out}")
+foreach(line IN LISTS ranked best)
+  string(FIND "${line}" "${FAULT}" found)
+  if(NOT found EQUAL -1)
+    message(FATAL_ERROR "the wrong kernel was ranked: ${line}")
+  endif()
+endforeach()
+message(STATUS "wrong kernel reported and not ranked")
