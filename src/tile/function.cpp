@@ -1,4 +1,5 @@
 #include <tessera/tile/function.hpp>
+#include <tessera/blas/gemm.hpp>
 #include <tessera/tile/parser.hpp>
 
 #include <map>
@@ -114,8 +115,7 @@ std::vector<tensor<T>> function::run(const std::vector<tensor<T>>& inputs) const
         enqueue(ctx, *kernel, k.range, arguments);
       };
       if (const auto* mm = std::get_if<matmul_launch>(&lp.steps[s])) {
-        lower_matmul<T>(ctx, mm->call, storage[mm->call.a].handle(), storage[mm->call.b].handle(),
-                        storage[mm->call.c].handle(), launch);
+        lower_matmul<T>(ctx, mm->call, storage[mm->call.a], storage[mm->call.b], storage[mm->call.c]);
       } else {
         launch();
       }
@@ -132,22 +132,23 @@ template std::vector<tensor<double>> function::run(const std::vector<tensor<doub
 function compile(std::string_view source, lowering_options options) { return function(check(source), options); }
 
 template <runtime::device_scalar T>
-void lower_matmul(const runtime::context& ctx, const gemm_call& call, const cl::Buffer& a, const cl::Buffer& b,
-                  const cl::Buffer& c, const std::function<void()>& fallback) {
-  // To dispatch to tessera::blas (issue 5) once it is merged, replace the next line by:
-  //   blas::gemm_strided_batched<T>(call.transpose_a, call.transpose_b, call.m, call.n, call.k, T(1),
-  //                                 a, call.offset_a, call.lda, call.stride_a,
-  //                                 b, call.offset_b, call.ldb, call.stride_b, T(0),
-  //                                 c, call.offset_c, call.ldc, call.stride_c, call.batch_count);
-  // (or blas::gemm when call.batch_count == 1). Column-major, offsets and strides in elements.
-  // tests/tile/matmul_test.cpp proves `call` against a host GEMM that follows that definition.
-  (void)ctx, (void)call, (void)a, (void)b, (void)c;
-  fallback();
+void lower_matmul(const runtime::context& ctx, const gemm_call& call, const runtime::device_buffer& a,
+                  const runtime::device_buffer& b, const runtime::device_buffer& c) {
+  (void)ctx;  // the buffers carry their context
+  blas::gemm_arguments<T> args;
+  args.trans_a = call.transpose_a ? blas::transpose::trans : blas::transpose::none;
+  args.trans_b = call.transpose_b ? blas::transpose::trans : blas::transpose::none;
+  args.m = call.m, args.n = call.n, args.k = call.k, args.alpha = T(1), args.beta = T(0);
+  args.a = &a, args.a_offset = static_cast<std::size_t>(call.offset_a), args.lda = call.lda, args.stride_a = call.stride_a;
+  args.b = &b, args.b_offset = static_cast<std::size_t>(call.offset_b), args.ldb = call.ldb, args.stride_b = call.stride_b;
+  args.c = &c, args.c_offset = static_cast<std::size_t>(call.offset_c), args.ldc = call.ldc, args.stride_c = call.stride_c;
+  args.batch_count = call.batch_count;
+  blas::gemm(args);
 }
 
-template void lower_matmul<float>(const runtime::context&, const gemm_call&, const cl::Buffer&, const cl::Buffer&,
-                                  const cl::Buffer&, const std::function<void()>&);
-template void lower_matmul<double>(const runtime::context&, const gemm_call&, const cl::Buffer&, const cl::Buffer&,
-                                   const cl::Buffer&, const std::function<void()>&);
+template void lower_matmul<float>(const runtime::context&, const gemm_call&, const runtime::device_buffer&,
+                                  const runtime::device_buffer&, const runtime::device_buffer&);
+template void lower_matmul<double>(const runtime::context&, const gemm_call&, const runtime::device_buffer&,
+                                   const runtime::device_buffer&, const runtime::device_buffer&);
 
 }  // namespace tessera::tile

@@ -85,13 +85,12 @@ class function {
 /// Parses and checks source; throws syntax_error or check_error.
 function compile(std::string_view source, lowering_options options = {});
 
-/// THE place where Tile runs its matrix products (the one call site of GEMM for Tile).
-/// Today it launches `fallback`, Tile's own contraction kernel for the same contraction.
-/// When tessera::blas::gemm is on main, replace the body of this function in
-/// src/tile/function.cpp by the strided-batched GEMM call it documents; call holds exactly its
-/// arguments (column-major, alpha = 1, beta = 0, offsets and strides in elements).
+/// THE place where Tile runs its matrix products (the one call site of GEMM for Tile):
+/// tessera::blas's tuned GEMM, strided-batched, with call's arguments (column-major, alpha = 1,
+/// beta = 0, offsets and strides in elements). lowering_options can route matrix products to
+/// Tile's own contraction kernel instead.
 template <runtime::device_scalar T>
-void lower_matmul(const runtime::context& ctx, const gemm_call& call, const cl::Buffer& a, const cl::Buffer& b,
-                  const cl::Buffer& c, const std::function<void()>& fallback);
+void lower_matmul(const runtime::context& ctx, const gemm_call& call, const runtime::device_buffer& a,
+                  const runtime::device_buffer& b, const runtime::device_buffer& c);
 
 }  // namespace tessera::tile
