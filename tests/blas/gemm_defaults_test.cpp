@@ -52,7 +52,8 @@ TEST(GemmDefaults, EveryEntryIsValidForItsPrecisions) {
 }
 
 TEST(GemmDefaults, VendorEntriesWinOverTheGenericOnes) {
-  const auto nv = device("NVIDIA H200", "NVIDIA Corporation", rt::device_type::gpu, 49152, 1024);
+  // A device without tuned entries of its own (configs/defaults/ has none for it).
+  const auto nv = device("NVIDIA A100-SXM4-80GB", "NVIDIA Corporation", rt::device_type::gpu, 49152, 1024);
   const auto choice = blas::choose_default(nv, 4, false, false, blas::gemm_problem_class::large);
   ASSERT_NE(choice.entry, nullptr);
   EXPECT_EQ(choice.entry->level, blas::gemm_match_level::vendor);
@@ -62,6 +63,22 @@ TEST(GemmDefaults, VendorEntriesWinOverTheGenericOnes) {
                           "Portable Computing Language");
   EXPECT_EQ(blas::choose_default(cpu, 4, false, false, blas::gemm_problem_class::large).entry->level,
             blas::gemm_match_level::type);
+}
+
+TEST(GemmDefaults, TunedWinnersOfTheDeviceComeFirst) {
+  // configs/defaults/nvidia_gpu.json (tune_all on an H200) is rendered into the table by the build.
+  const auto h200 = device("NVIDIA H200", "NVIDIA Corporation", rt::device_type::gpu, 49152, 1024);
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      const auto choice = blas::choose_default(h200, 4, ta, tb, blas::gemm_problem_class::large);
+      ASSERT_NE(choice.entry, nullptr);
+      EXPECT_EQ(choice.entry->level, blas::gemm_match_level::name);
+      EXPECT_THAT(choice.entry->origin, ::testing::StartsWith("tuned "));
+      EXPECT_EQ(choice.entry->transposes, (std::string{ta ? 't' : 'n', tb ? 't' : 'n'}));
+    }
+  // Problem classes the tuning run did not cover fall back to the vendor's entries.
+  EXPECT_EQ(blas::choose_default(h200, 4, false, false, blas::gemm_problem_class::small).entry->level,
+            blas::gemm_match_level::vendor);
 }
 
 TEST(GemmDefaults, UnknownDevicesGetTheGenericEntries) {
