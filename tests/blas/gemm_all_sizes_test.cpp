@@ -12,24 +12,30 @@ using tessera::testing::gemm_case;
 
 namespace {
 
+// The most involved family in float, for every pair of transposes (fast suite).
 class GemmAllSizes : public ::testing::TestWithParam<std::pair<blas::transpose, blas::transpose>> {};
 
-TEST_P(GemmAllSizes, EverySizeCombinationMatchesOpenBlas) {
-  const auto params = blas::parse_gemm_params("local vw=4 cls=64 item=4x4 wg=8x8 sg=2x4 db=1 nbc_a=1 nbc_b=1");
+template <typename T>
+void check_all_sizes(const blas::gemm_params& params, blas::transpose ta, blas::transpose tb) {
   const std::int64_t sizes[] = {1, 7, 64, 127, 257};
   int i = 0;
   for (auto m : sizes)
     for (auto n : sizes)
       for (auto k : sizes) {
         gemm_case c;
-        c.trans_a = GetParam().first, c.trans_b = GetParam().second;
+        c.trans_a = ta, c.trans_b = tb;
         c.m = m, c.n = n, c.k = k;
         c.lda_pad = 1 + i % 4, c.ldb_pad = 3, c.ldc_pad = 2 + i % 3, c.odd_ld = true;
         c.beta = (i % 5 == 0) ? 0.0 : -0.5;
         c.nan_in_c = c.beta == 0.0;
         ++i;
-        check_gemm<float>(params, c);
+        check_gemm<T>(params, c);
       }
+}
+
+TEST_P(GemmAllSizes, EverySizeCombinationMatchesOpenBlas) {
+  const auto params = blas::parse_gemm_params("local vw=4 cls=64 item=4x4 wg=8x8 sg=2x4 db=1 nbc_a=1 nbc_b=1");
+  check_all_sizes<float>(params, GetParam().first, GetParam().second);
 }
 
 INSTANTIATE_TEST_SUITE_P(Blas, GemmAllSizes,
@@ -40,5 +46,21 @@ INSTANTIATE_TEST_SUITE_P(Blas, GemmAllSizes,
                          [](const auto& info) {
                            return std::string(1, blas::to_char(info.param.first)) + blas::to_char(info.param.second);
                          });
+
+// Every family x transposes x float and double at all 125 size combinations (tests/blas
+// CMakeLists.txt labels the suite slow: about 4000 GEMMs on PoCL).
+TEST(GemmAllSizesEveryFamily, EveryFamilyTransposeAndTypeMatchesOpenBlas) {
+  for (auto ta : {blas::transpose::none, blas::transpose::trans})
+    for (auto tb : {blas::transpose::none, blas::transpose::trans}) {
+      for (const auto& params : tessera::testing::family_configs<float>()) {
+        SCOPED_TRACE("float " + blas::to_string(params));
+        check_all_sizes<float>(params, ta, tb);
+      }
+      for (const auto& params : tessera::testing::family_configs<double>()) {
+        SCOPED_TRACE("double " + blas::to_string(params));
+        check_all_sizes<double>(params, ta, tb);
+      }
+    }
+}
 
 }  // namespace
