@@ -47,8 +47,8 @@ INSTANTIATE_TEST_SUITE_P(Blas, GemmAllSizes,
                            return std::string(1, blas::to_char(info.param.first)) + blas::to_char(info.param.second);
                          });
 
-// Every family x transposes x float and double at all 125 size combinations (tests/blas
-// CMakeLists.txt labels the suite slow: about 4000 GEMMs on PoCL).
+// Every family x transposes x float and double at all 125 size combinations: about 5000
+// GEMMs, 40 s on PoCL here (each kernel is built once, then only sizes change).
 TEST(GemmAllSizesEveryFamily, EveryFamilyTransposeAndTypeMatchesOpenBlas) {
   for (auto ta : {blas::transpose::none, blas::transpose::trans})
     for (auto tb : {blas::transpose::none, blas::transpose::trans}) {
