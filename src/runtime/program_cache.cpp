@@ -2,6 +2,7 @@
 #include <tessera/runtime/error.hpp>
 #include <tessera/runtime/program_cache.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -10,7 +11,9 @@
 #include <random>
 #include <sstream>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace tessera::runtime {
@@ -27,6 +30,38 @@ bool env_is(const char* name, std::string_view value) {
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
+// An exclusive lock, across processes, on one disk entry: held while the entry is looked up,
+// built and written, so that processes wanting the same program build it once and the others
+// load the result. It also keeps them from compiling one program at the same moment, which the
+// driver may not survive (PoCL's own kernel cache races there: pocl/pocl#586, #1480).
+// Without a lock file (unwritable directory) it does nothing: the entry only costs rebuilds.
+class entry_file_lock {
+ public:
+  explicit entry_file_lock(const std::filesystem::path& entry) {
+    std::error_code ec;
+    std::filesystem::create_directories(entry.parent_path(), ec);
+    auto lock_path = entry;
+    lock_path.replace_extension(".lock");
+    fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) return;
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        ::close(fd_);
+        fd_ = -1;
+        return;
+      }
+    }
+  }
+  entry_file_lock(const entry_file_lock&) = delete;
+  entry_file_lock& operator=(const entry_file_lock&) = delete;
+  ~entry_file_lock() {
+    if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the lock
+  }
+
+ private:
+  int fd_ = -1;
+};
 
 void append_u64(std::string& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -140,9 +175,11 @@ std::shared_ptr<const program> program_cache::get(const std::string& name, const
   std::optional<cl::Program> built;
   std::filesystem::path file;
   std::string key;
+  std::optional<entry_file_lock> disk_lock;
   if (disk_directory_) {
     key = disk_key(source, options);
     file = entry_path(source, options);
+    disk_lock.emplace(file);
     built = load_from_disk(name, key, file, options);
   }
   if (!built) {
