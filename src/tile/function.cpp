@@ -2,6 +2,7 @@
 #include <tessera/blas/gemm.hpp>
 #include <tessera/tile/parser.hpp>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -21,6 +22,10 @@ struct compiled_plan {
   // Arguments are set and the kernel enqueued under this lock: clSetKernelArg is not
   // thread-safe per kernel object, and these kernel objects belong to this plan only.
   std::mutex launch_mutex;
+  // Buffers of intermediate tensors (materialized, neither input nor output), allocated on the
+  // first call and reused by every later one: the context's one in-order queue runs a call's
+  // kernels after the previous call's, so no call can see another's intermediates.
+  std::vector<runtime::device_buffer> intermediates;
 };
 
 void enqueue(const runtime::context& ctx, const runtime::kernel& k, const runtime::launch_range& range,
@@ -40,6 +45,42 @@ void enqueue(const runtime::context& ctx, const runtime::kernel& k, const runtim
 
 std::string layout_key(const tensor_layout& l) {
   return fmt::format("[{}|{}|{}]", fmt::join(l.dims, ","), fmt::join(l.strides, ","), l.offset);
+}
+
+// Outputs given by the caller are written where the lowering expects fresh ones: the same
+// context, exactly the bound shape, dense row-major from offset 0, memory of their own (an
+// output sharing memory with an input or another output would be read while written).
+template <runtime::device_scalar T>
+void check_given_outputs(const program& p, const lowered_program& lp, const runtime::context& ctx,
+                         const std::vector<tensor<T>>& inputs, const std::vector<tensor<T>>& outputs) {
+  if (outputs.size() != p.outputs.size())
+    throw argument_error(fmt::format("Tile function: {} outputs given, the function has {}", outputs.size(),
+                                     p.outputs.size()));
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const auto& out = outputs[o];
+    const auto& name = p.tensors[p.outputs[o]].name;
+    const tensor_layout& expected = lp.layouts[p.outputs[o]];
+    if (&out.ctx() != &ctx)
+      throw argument_error(fmt::format("Tile function: output {} lives on another context than the inputs", name));
+    if (out.dims() != expected.dims)
+      throw shape_error(p.tensors[p.outputs[o]].position,
+                        fmt::format("output {} has shape ({}), the call produces ({})", name,
+                                    fmt::join(out.dims(), ", "), fmt::join(expected.dims, ", ")));
+    if (out.layout() != expected)
+      throw argument_error(fmt::format("Tile function: output {} must be a dense row-major tensor of its own", name));
+    if (out.size() == 0) continue;
+    if (static_cast<std::size_t>(out.size()) * sizeof(T) > out.storage().bytes())
+      throw argument_error(fmt::format("Tile function: output {} has less memory than its shape needs", name));
+    auto same_memory = [&](const tensor<T>& other) { return other.buffer()() == out.buffer()(); };
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (same_memory(inputs[i]))
+        throw argument_error(fmt::format("Tile function: output {} shares memory with input {}", name,
+                                         p.tensors[p.inputs[i]].name));
+    for (std::size_t other = 0; other < o; ++other)
+      if (same_memory(outputs[other]))
+        throw argument_error(fmt::format("Tile function: outputs {} and {} share memory", p.tensors[p.outputs[other]].name,
+                                         name));
+  }
 }
 
 }  // namespace
@@ -63,6 +104,17 @@ std::size_t function::cached_plans() const {
 
 template <runtime::device_scalar T>
 std::vector<tensor<T>> function::run(const std::vector<tensor<T>>& inputs) const {
+  return run_impl<T>(inputs, nullptr);
+}
+
+template <runtime::device_scalar T>
+void function::run(const std::vector<tensor<T>>& inputs, const std::vector<tensor<T>>& outputs) const {
+  run_impl<T>(inputs, &outputs);
+}
+
+template <runtime::device_scalar T>
+std::vector<tensor<T>> function::run_impl(const std::vector<tensor<T>>& inputs,
+                                          const std::vector<tensor<T>>* given_outputs) const {
   const runtime::context& ctx = inputs.empty() ? runtime::context::get() : inputs.front().ctx();
   if constexpr (std::is_same_v<T, double>) runtime::require_fp64(ctx.device());
   std::vector<tensor_layout> layouts;
@@ -94,15 +146,25 @@ std::vector<tensor<T>> function::run(const std::vector<tensor<T>>& inputs) const
 
   const lowered_program& lp = plan->lowered;
   const auto& p = *program_;
+  if (given_outputs) check_given_outputs(p, lp, ctx, inputs, *given_outputs);
   std::vector<runtime::device_buffer> storage(p.tensors.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) storage[p.inputs[i]] = inputs[i].storage();
-  for (std::size_t t = 0; t < p.tensors.size(); ++t) {
-    if (!lp.materialized[t] || p.tensors[t].from == tensor_info::origin::input) continue;
-    const auto count = static_cast<std::size_t>(element_count(lp.shapes.shapes[t]));
-    storage[t] = runtime::device_buffer(ctx, runtime::checked_bytes(count, sizeof(T), "Tile tensor"));
-  }
+  for (std::size_t o = 0; given_outputs && o < p.outputs.size(); ++o) storage[p.outputs[o]] = (*given_outputs)[o].storage();
   {
     std::lock_guard lock(plan->launch_mutex);
+    plan->intermediates.resize(p.tensors.size());
+    for (std::size_t t = 0; t < p.tensors.size(); ++t) {
+      if (!lp.materialized[t] || p.tensors[t].from == tensor_info::origin::input || storage[t].owner()) continue;
+      const auto bytes = runtime::checked_bytes(static_cast<std::size_t>(element_count(lp.shapes.shapes[t])),
+                                                sizeof(T), "Tile tensor");
+      const bool is_output = std::find(p.outputs.begin(), p.outputs.end(), t) != p.outputs.end();
+      if (is_output) {
+        storage[t] = runtime::device_buffer(ctx, bytes);  // the caller keeps it: always fresh
+      } else {
+        if (!plan->intermediates[t].owner()) plan->intermediates[t] = runtime::device_buffer(ctx, bytes);
+        storage[t] = plan->intermediates[t];
+      }
+    }
     for (std::size_t s = 0; s < lp.steps.size(); ++s) {
       const kernel_launch& k = std::holds_alternative<kernel_launch>(lp.steps[s])
                                    ? std::get<kernel_launch>(lp.steps[s])
@@ -122,12 +184,15 @@ std::vector<tensor<T>> function::run(const std::vector<tensor<T>>& inputs) const
     }
   }
   std::vector<tensor<T>> outputs;
+  if (given_outputs) return outputs;
   for (const auto o : p.outputs) outputs.emplace_back(storage[o], lp.layouts[o], ctx);
   return outputs;
 }
 
 template std::vector<tensor<float>> function::run(const std::vector<tensor<float>>&) const;
 template std::vector<tensor<double>> function::run(const std::vector<tensor<double>>&) const;
+template void function::run(const std::vector<tensor<float>>&, const std::vector<tensor<float>>&) const;
+template void function::run(const std::vector<tensor<double>>&, const std::vector<tensor<double>>&) const;
 
 function compile(std::string_view source, lowering_options options) { return function(check(source), options); }
 

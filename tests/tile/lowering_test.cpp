@@ -217,6 +217,87 @@ TEST(FunctionApi, KernelsAreCachedPerShape) {
   EXPECT_THAT(out[0].to_host(), ::testing::ElementsAre(5, 7, 9, 8, 10, 12));
 }
 
+// An intermediate (T, read by S) and two outputs: what run(inputs, outputs) must get right
+// across calls, where the intermediate's buffer is reused and the outputs are the caller's.
+const char* const two_outputs_with_an_intermediate = R"(function (A[M, L], B[L, N]) -> (O, S) {
+    T[i, j: M, N] = +(A[i, k] * B[k, j]);
+    O = relu(T);
+    S[i: M] = +(T[i, j]);
+})";
+
+TEST(FunctionApi, GivenOutputsReceiveWhatFreshOutputsWould) {
+  const function f = compile(two_outputs_with_an_intermediate);
+  const std::int64_t m = 7, l = 5, n = 3;
+  tensor<float> o(shape{m, n}), s(shape{m});
+  for (int call = 0; call < 3; ++call) {  // fresh data each time: a stale intermediate would show
+    const tensor<float> a(testing::random_tensor<float>({m, l})), b(testing::random_tensor<float>({l, n}));
+    f.run<float>({a, b}, {o, s});
+    const auto fresh = f(a, b);
+    EXPECT_EQ(o.to_host(), fresh[0].to_host()) << "call " << call;
+    EXPECT_EQ(s.to_host(), fresh[1].to_host()) << "call " << call;
+    // and both agree with the host
+    const auto ha = a.to_host(), hb = b.to_host(), ho = o.to_host(), hs = s.to_host();
+    for (std::int64_t i = 0; i < m; ++i) {
+      double row = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        double t = 0;
+        for (std::int64_t k = 0; k < l; ++k) t += double(ha[i * l + k]) * hb[k * n + j];
+        row += t;
+        EXPECT_NEAR(ho[i * n + j], std::max(t, 0.0), 1e-5);
+      }
+      EXPECT_NEAR(hs[i], row, 1e-4);
+    }
+  }
+  EXPECT_EQ(f.cached_plans(), 1u);
+}
+
+TEST(FunctionApi, GivenOutputsThatCannotBeWrittenAreRefused) {
+  const function f = compile(two_outputs_with_an_intermediate);
+  const tensor<float> a(testing::random_tensor<float>({4, 3})), b(testing::random_tensor<float>({3, 2}));
+  const tensor<float> o(shape{4, 2}), s(shape{4});
+  auto message_of = [&](const std::vector<tensor<float>>& outputs) -> std::string {
+    try {
+      f.run<float>({a, b}, outputs);
+    } catch (const tessera::error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_THAT(message_of({o}), HasSubstr("1 outputs given, the function has 2"));
+  EXPECT_THROW(f.run<float>({a, b}, {tensor<float>(shape{2, 4}), s}), shape_error);
+  EXPECT_THAT(message_of({tensor<float>(shape{2, 4}), s}), HasSubstr("output O has shape (2, 4), the call produces (4, 2)"));
+  EXPECT_THAT(message_of({o, tensor<float>(shape{4, 1})}), HasSubstr("output S has shape (4, 1)"));
+  // A column-major matrix of the right shape is a strided view: not where the kernels write.
+  const matrix<float> column_major(tessera::testing::random_values<float>(8), 4, 2);
+  EXPECT_THAT(message_of({tensor<float>(column_major), s}), HasSubstr("output O must be a dense row-major tensor"));
+  // Memory shared with an input, or between outputs, would be read while written.
+  const tensor<float> square(testing::random_tensor<float>({2, 2}));
+  const tensor<float> s2(shape{2});
+  try {
+    f.run<float>({square, square}, {square, s2});
+    ADD_FAILURE() << "no error";
+  } catch (const argument_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("output O shares memory with input A"));
+  }
+  const tensor<float> flat(shape{4});
+  const tensor<float> same_as_s(flat.storage(), tensor_layout::row_major({4}), flat.ctx());
+  const function g = compile("function (A) -> (X, Y) { X = A + 1; Y = A * 2; }");
+  try {
+    g.run<float>({tensor<float>(testing::random_tensor<float>({4}))}, {flat, same_as_s});
+    ADD_FAILURE() << "no error";
+  } catch (const argument_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("outputs X and Y share memory"));
+  }
+}
+
+TEST(FunctionApi, GivenEmptyOutputs) {
+  const function f = compile(two_outputs_with_an_intermediate);
+  const tensor<float> a(shape{0, 3}), b(testing::random_tensor<float>({3, 2}));
+  tensor<float> o(shape{0, 2}), s(shape{0});
+  f.run<float>({a, b}, {o, s});
+  EXPECT_TRUE(o.to_host().empty());
+}
+
 TEST(FunctionApi, NoInputs) {
   const function f = compile("function () -> (O) { O = 3 * 2 + 1; }");
   const auto out = f.run<float>({});

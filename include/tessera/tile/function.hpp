@@ -8,7 +8,8 @@
 //
 // compile() parses and checks (throwing syntax_error or check_error with line:column); a call
 // binds the shapes (shape_error), lowers to kernels once per (element type, input layouts,
-// context) and caches them, then enqueues the kernels. Outputs are fresh row-major tensors.
+// context) and caches them, then enqueues the kernels. Outputs are fresh row-major tensors, or
+// the caller's own with run(inputs, outputs).
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -62,6 +63,13 @@ class function {
   template <runtime::device_scalar T>
   std::vector<tensor<T>> run(const std::vector<tensor<T>>& inputs) const;
 
+  /// Runs the function into outputs the caller allocated (header order): each must have the
+  /// call's output shape, be dense row-major (as `tensor<T>(dims)` makes it) and share no
+  /// memory with an input or another output; argument_error or shape_error otherwise.
+  /// Repeated calls then allocate nothing (intermediates are reused by every call).
+  template <runtime::device_scalar T>
+  void run(const std::vector<tensor<T>>& inputs, const std::vector<tensor<T>>& outputs) const;
+
   /// f(a, b, ...) with tensor<T> and matrix<T> arguments of one element type.
   template <typename First, typename... Rest>
   auto operator()(const First& first, const Rest&... rest) const {
@@ -76,6 +84,9 @@ class function {
   std::size_t cached_plans() const;
 
  private:
+  template <runtime::device_scalar T>
+  std::vector<tensor<T>> run_impl(const std::vector<tensor<T>>& inputs, const std::vector<tensor<T>>* outputs) const;
+
   struct cache;
   std::shared_ptr<const program> program_;
   lowering_options options_;
