@@ -344,60 +344,6 @@ void write_outputs(const options& opt, const std::string& tool, const runtime::d
 
 }  // namespace
 
-// ---- budgeted search -------------------------------------------------------------------------
-
-namespace {
-std::array<int, 14> features(const blas::gemm_params& p) {
-  return {int(blas::family_of(p)), p.vector_width, p.cache_line_bytes, p.item_rows, p.item_cols, p.wg_rows,
-          p.wg_cols, p.sg_rows, p.sg_cols, int(p.double_buffer), int(p.no_bank_conflict_a),
-          int(p.no_bank_conflict_b), p.wg_batch, int(p.batch)};
-}
-int distance(const blas::gemm_params& x, const blas::gemm_params& y) {
-  const auto a = features(x), b = features(y);
-  int d = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) d += a[i] != b[i];
-  return d;
-}
-}  // namespace
-
-std::vector<std::size_t> budgeted_search(const std::vector<blas::gemm_params>& configs, std::size_t budget,
-                                         const std::function<double(std::size_t)>& evaluate) {
-  const std::size_t n = configs.size();
-  budget = std::min(budget, n);
-  std::vector<std::size_t> order;
-  std::vector<double> score(n, -1.0);
-  auto run = [&](std::size_t i) {
-    score[i] = evaluate(i);
-    order.push_back(i);
-  };
-  // 1. A spread sample: half the budget, evenly over the configurations in a fixed shuffled
-  //    order (deterministic), so every family and size region is seen.
-  std::vector<std::size_t> shuffled(n);
-  std::iota(shuffled.begin(), shuffled.end(), 0);
-  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(12345));
-  const std::size_t sample = std::max<std::size_t>(1, budget / 2);
-  for (std::size_t s = 0; s < sample && order.size() < budget; ++s) run(shuffled[s * n / sample]);
-  // 2. Refinement: repeatedly evaluate the unevaluated configuration closest to a leader
-  //    (fewest differing parameters), leaders taken best first.
-  while (order.size() < budget) {
-    std::vector<std::size_t> leaders(order);
-    std::sort(leaders.begin(), leaders.end(), [&](auto x, auto y) { return score[x] > score[y]; });
-    leaders.resize(std::min<std::size_t>(leaders.size(), 3));
-    std::size_t pick = n;
-    int best_distance = 1 << 30;
-    for (std::size_t rank = 0; rank < leaders.size() && pick == n; ++rank)
-      for (std::size_t i = 0; i < n; ++i)
-        if (score[i] < 0) {
-          // Weighted: a neighbour of the best leader beats an equally close one of the third.
-          const int d = distance(configs[i], configs[leaders[rank]]) * 4 + int(rank);
-          if (d < best_distance) best_distance = d, pick = i;
-        }
-    if (pick == n) break;
-    run(pick);
-  }
-  return order;
-}
-
 // ---- driver ----------------------------------------------------------------------------------
 
 int tuner_main(int argc, char** argv, const std::string& tool, const std::vector<transpose_pair>& pairs) {
