@@ -54,6 +54,24 @@ def test_the_better_of_two_runs_is_kept(tmp_path):
     assert document["sources"] == ["a.json", "b.json"]
 
 
+def test_runs_of_different_sizes_compare_by_fraction_of_their_best(tmp_path):
+    # x leads at 4096 and is within 4% at 8192; y wins 8192 only. Raw GFLOP/s would pick y
+    # (8192 runs faster); over both sizes x is the better default.
+    def run_at(size, x, y):
+        return {"transposes": "nn", "m": size, "n": size, "k": size, "batch": 1, "problem_class": "large",
+                "results": [{"name": name, "kind": "config", "status": "ok", "reason": "", "build_seconds": 0.1,
+                             "gflops": {"min": g, "median": g, "max": g}} for name, g in (("x", x), ("y", y))]}
+    document = {"tool": "tune_nn", "date": "2026-11-22T01:00:00Z", "element_type": "float",
+                "device": {"name": "GPU", "vendor": "v", "type": "gpu"},
+                "runs": [run_at(4096, 1000.0, 900.0), run_at(8192, 1150.0, 1200.0)]}
+    path = tmp_path / "sizes.json"
+    path.write_text(json.dumps(document))
+    assert select_defaults.main([str(path), "--target", "t", "--output_dir", str(tmp_path)]) == 0
+    entry = json.loads((tmp_path / "t.json").read_text())["entries"][0]
+    assert entry["configuration"] == "x"
+    assert entry["gflops"] == 1150.0 and "8192x8192x8192" in entry["origin"] and "2 runs" in entry["origin"]
+
+
 def test_bad_results_are_named(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"device": {"name": "x", "vendor": "y", "type": "gpu"}, "runs": [{"m": 1}]}))
