@@ -154,6 +154,18 @@ TYPED_TEST(KernelGeneratorMatmul, TwoResultsOfOneShapeFuseIntoOneKernel) {
   });
 }
 
+TYPED_TEST(KernelGeneratorMatmul, TwoNodesOfOneProductAreOneGemm) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const matrix<T> a = random_matrix<T>(13, 6), b = random_matrix<T>(6, 11);
+  matrix<T> c, r;
+  const auto launched =
+      launches_of([&] { results(c, r) = expressions(matmul(a, b) + T(1), relu(matmul(a, b))); });
+  EXPECT_TRUE(matches_host(c, host_evaluate<T>(matmul(a, b) + T(1)), product_tolerance<T>(6)));
+  EXPECT_TRUE(matches_host(r, host_evaluate<T>(relu(matmul(a, b))), product_tolerance<T>(6)));
+  EXPECT_EQ(launched.first, 1u);
+}
+
 TYPED_TEST(KernelGeneratorMatmul, ABlockTargetIsWrittenOnlyInTheBlock) {
   using T = TypeParam;
   TESSERA_SKIP_WITHOUT_PRECISION(T);
@@ -165,6 +177,52 @@ TYPED_TEST(KernelGeneratorMatmul, ABlockTargetIsWrittenOnlyInTheBlock) {
   for (index_t j = 0; j < 6; ++j)
     for (index_t i = 0; i < 7; ++i) expected.values[static_cast<std::size_t>(i + 3 + (j + 2) * 12)] = product(i, j);
   EXPECT_TRUE(matches_host(c, expected, product_tolerance<T>(5)));
+}
+
+// ---- every GEMM family ------------------------------------------------------------------
+
+/// One configuration per family, vectorized store steps included (as tests/blas's
+/// family_configs): the store step sees each lane's (row + i, col).
+template <typename T>
+std::vector<blas::gemm_params> family_configs() {
+  std::vector<blas::gemm_params> out;
+  for (const std::string& text :
+       {std::string("naive wg=8x8"), "no_local vw=2 cls=" + std::to_string(16 * (sizeof(T) / 4)) + " item=4x2 wg=8x4 sg=2x2",
+        "no_local_full vw=8 cls=" + std::to_string(16 * (sizeof(T) / 4)) + " item=8x4 wg=4x4",
+        "local vw=4 cls=" + std::to_string(64 * (sizeof(T) / 4)) + " item=4x4 wg=8x8 sg=2x4 db=1 nbc_a=1 nbc_b=1"})
+    out.push_back(blas::parse_gemm_params(text));
+  return out;
+}
+
+TYPED_TEST(KernelGeneratorMatmul, EveryFamilyAppliesTheStoreStepAtEachElement) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const gemm_shape s{70, 37, 41};  // full blocks and edges in both dimensions
+  for (const blas::gemm_params& params : family_configs<T>()) {
+    SCOPED_TRACE(blas::to_string(params));
+    for_each_transpose<T>(s, [&](const auto& product) {
+      const matrix<T> bias_col = random_matrix<T>(s.m, 1), bias_row = random_matrix<T>(1, s.n);
+      const matrix<T> d = random_matrix<T>(s.m, s.n);
+      matrix<T> c;
+      evaluate_fused_with(params, c, relu(T(2) * product + colwise_broadcast(bias_col)));
+      EXPECT_TRUE(matches_host(c, host_evaluate<T>(relu(T(2) * product + colwise_broadcast(bias_col))),
+                               product_tolerance<T>(s.k)));
+      // A row bias, an extra input and the target read in place, in one store step.
+      const auto expected =
+          host_evaluate<T>(T(0.5) * c + elt_multiply(sigmoid(product + rowwise_broadcast(bias_row)), d));
+      evaluate_fused_with(params, c, T(0.5) * c + elt_multiply(sigmoid(product + rowwise_broadcast(bias_row)), d));
+      EXPECT_TRUE(matches_host(c, expected, product_tolerance<T>(s.k)));
+    });
+  }
+}
+
+TEST(KernelGeneratorMatmulFusion, EvaluateFusedWithRejectsAnAssignmentThatDoesNotFuse) {
+  const matrix<float> a = random_matrix<float>(4, 3), b = random_matrix<float>(3, 5);
+  matrix<float> c;
+  EXPECT_THROW(evaluate_fused_with(blas::parse_gemm_params("naive wg=8x8"), c, transpose(matmul(a, b))),
+               argument_error);
+  EXPECT_TRUE(matches_host(c, host_evaluate<float>(transpose(matmul(a, b))), product_tolerance<float>(3)))
+      << "evaluated all the same, by the fall-back";
 }
 
 // ---- one kernel ------------------------------------------------------------------------

@@ -186,12 +186,12 @@ void emit_elementwise_kernel(kernel_context& kc, const Targets& targets, const E
 /// the assignment's, appended to the GEMM kernel's through GEMM_EPILOGUE_PARAMETERS.
 template <typename Targets, typename Expressions>
 std::string generate_store_step_source(const Targets& targets, const Expressions& expressions,
-                                       const void* producer) {
+                                       const std::vector<const void*>& producers) {
   codegen::kernel_builder builder("tessera_store_step");
   kernel_context kc(builder);
   visit_kernel_parameters(kc, targets, expressions, 0, 0);
   const std::string i = "i", j = "j";
-  kc.remember(producer, i, j, "gemm_value");
+  for (const void* producer : producers) kc.remember(producer, i, j, "gemm_value");
   const auto values = std::apply(
       [&](const auto&... e) { return std::array<std::string, sizeof...(e)>{e.generate(kc, i, j)...}; }, expressions);
   emit_store_step(kc, targets, values, i, j);
@@ -269,14 +269,23 @@ cl::Event launch_elementwise_assignment(const std::tuple<Targets...>& targets,
   return launch_elementwise(*kernel, ctx, arguments, result.rows, result.cols);
 }
 
-/// Whether the assignment can be one GEMM kernel: one producer (however many paths reach
-/// it), read in place by every path, of the first target's element type.
+/// Whether the assignment can be one GEMM kernel: one product (producers with equal operands
+/// are one product, however many nodes or paths reach it), read in place by every path, of
+/// the first target's element type.
 template <typename FirstTarget>
 bool fusable(const std::vector<producer>& producers) {
   if (producers.empty()) return false;
   for (const producer& p : producers)
-    if (p.node != producers.front().node || !(p.map == access_map::identity())) return false;
+    if (p.operands != producers.front().operands || !(p.map == access_map::identity())) return false;
   return producers.front().is_double == std::is_same_v<target_value_t<FirstTarget>, double>;
+}
+
+/// The nodes of a fused product (each once).
+inline std::vector<const void*> producer_nodes(const std::vector<producer>& producers) {
+  std::vector<const void*> nodes;
+  for (const producer& p : producers)
+    if (std::find(nodes.begin(), nodes.end(), p.node) == nodes.end()) nodes.push_back(p.node);
+  return nodes;
 }
 
 /// Frees the temporaries of materialized producers when an assignment is done.
@@ -325,7 +334,7 @@ cl::Event evaluate_with_producers(const std::tuple<Targets...>& targets, const s
     matrix_recorder recorder;
     visit_kernel_parameters(recorder, targets, expressions, 0, 0);
     const auto source = store_step_cache<Key>::get(ctx, recorder.aliasing_pattern(), [&] {
-      return generate_store_step_source(targets, expressions, producers.front().node);
+      return generate_store_step_source(targets, expressions, detail::producer_nodes(producers));
     });
     argument_list arguments;
     visit_kernel_parameters(arguments, targets, expressions, result.rows, result.cols);
@@ -437,6 +446,44 @@ cl::Event evaluate(Target&& target, Expression&& expression) {
   using target_type = std::remove_cvref_t<decltype(t)>;
   const auto& e = as_operation_beside<target_value_t<target_type>>(std::forward<Expression>(expression));
   return evaluate_all(std::tuple<const target_type&>(t), std::tuple<const std::remove_cvref_t<decltype(e)>&>(e));
+}
+
+/// target = expression as one GEMM kernel with the given configuration instead of the
+/// defaults table's: how the tuner measures a GEMM with its epilogue attached. Throws
+/// argument_error when the assignment does not fuse (no matmul, or one the fall-back takes).
+template <typename Target, typename Expression>
+  requires(device_matrix<Target> || assignment_target<Target>) && operand<Expression>
+cl::Event evaluate_fused_with(const blas::gemm_params& params, Target&& target, Expression&& expression) {
+  const blas::gemm_params*& slot = detail::fused_gemm_params();
+  slot = &params;
+  cl::Event event;
+  try {
+    event = evaluate(std::forward<Target>(target), std::forward<Expression>(expression));
+  } catch (...) {
+    slot = nullptr;
+    throw;
+  }
+  if (std::exchange(slot, nullptr) != nullptr)
+    throw argument_error(
+        "evaluate_fused_with: the assignment is not one fused GEMM (no matmul, an empty result, or a matmul that is "
+        "not the root's producer)");
+  return event;
+}
+
+/// The store step a fused `target = expression` puts before the GEMM's kernels
+/// (blas::detail::program_text(..., source) gives the whole program). Throws argument_error
+/// when the assignment does not fuse.
+template <typename Target, typename Expression>
+  requires(device_matrix<Target> || assignment_target<Target>) && operand<Expression>
+std::string store_step_source(Target&& target, Expression&& expression) {
+  const auto& t = as_target(std::forward<Target>(target));
+  const auto& e = as_operation(std::forward<Expression>(expression));
+  const access_collector collector = detail::collect_producers(std::tuple<const std::remove_cvref_t<decltype(e)>&>(e));
+  if (!detail::fusable<std::remove_cvref_t<decltype(t)>>(collector.producers()))
+    throw argument_error("store_step_source: the assignment is not one fused GEMM");
+  return generate_store_step_source(std::tuple<const std::remove_cvref_t<decltype(t)>&>(t),
+                                    std::tuple<const std::remove_cvref_t<decltype(e)>&>(e),
+                                    detail::producer_nodes(collector.producers()));
 }
 
 /// The OpenCL C that `target = expression` runs (for reading, and the golden-file tests).
