@@ -140,6 +140,18 @@ TYPED_TEST(KernelGeneratorMatmul, ProductAndItsRowSumsAsTwoResults) {
     });
 }
 
+TYPED_TEST(KernelGeneratorMatmul, ResultsOfTwoShapesReadEverythingBeforeWriting) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const matrix<T> a = random_matrix<T>(9, 4), b = random_matrix<T>(4, 7);
+  matrix<T> c = random_matrix<T>(9, 7), s;
+  const auto expected_c = host_evaluate<T>(matmul(a, b));
+  const auto expected_s = host_evaluate<T>(rowwise_sum(c));  // the old c
+  results(c, s) = expressions(matmul(a, b), rowwise_sum(c));
+  EXPECT_TRUE(matches_host(c, expected_c, product_tolerance<T>(4)));
+  EXPECT_TRUE(matches_host(s, expected_s, product_tolerance<T>(7)));
+}
+
 TYPED_TEST(KernelGeneratorMatmul, TwoResultsOfOneShapeFuseIntoOneKernel) {
   using T = TypeParam;
   TESSERA_SKIP_WITHOUT_PRECISION(T);

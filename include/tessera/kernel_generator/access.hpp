@@ -75,6 +75,8 @@ class access_collector {
   bool writes_twice() const;
   /// Whether some target is read at other elements than the ones written there.
   bool order_dependent() const;
+  /// Whether some target is read at all.
+  bool reads_a_target() const;
 
  private:
   struct access {

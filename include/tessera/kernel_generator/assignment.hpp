@@ -354,17 +354,29 @@ cl::Event evaluate_with_producers(const std::tuple<Targets...>& targets, const s
 
 /// results() whose expressions differ in shape, where matmuls are involved
 /// (`results(c, s) = expressions(matmul(a, b), rowwise_sum(matmul(a, b)))`): the products are
-/// evaluated once into temporaries, then each result is its own assignment reading them.
+/// evaluated once into temporaries, then each result is its own assignment reading them. When
+/// a target is also read, every result is evaluated into a temporary before any target is
+/// written (results() reads everything before it writes).
 template <typename... Targets, typename... Expressions>
 cl::Event evaluate_separately(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
                               const runtime::context& ctx) {
-  const access_collector collector = collect_producers(expressions);
-  const producers_release release{collector.producers()};
-  materialize_producers(collector.producers(), ctx);
+  access_collector accesses = collect_producers(expressions);
+  std::apply([&](const auto&... t) { (t.collect_writes(accesses, access_map::identity()), ...); }, targets);
+  if (accesses.writes_twice())
+    throw argument_error("results: one matrix is the target of two results (or two blocks of it are)");
+  const producers_release release{accesses.producers()};
+  materialize_producers(accesses.producers(), ctx);
   [&]<std::size_t... K>(std::index_sequence<K...>) {
-    (evaluate_all(std::tuple<const std::remove_cvref_t<Targets>&>(std::get<K>(targets)),
-                  std::tuple<const std::remove_cvref_t<Expressions>&>(std::get<K>(expressions))),
-     ...);
+    if (accesses.reads_a_target()) {
+      std::tuple<matrix<target_value_t<Targets>>...> temporaries{
+          matrix<target_value_t<Targets>>(0, 0, matrix_view::entire, ctx)...};
+      (evaluate(std::get<K>(temporaries), std::get<K>(expressions)), ...);
+      (std::get<K>(targets).assign_temporary(std::move(std::get<K>(temporaries))), ...);
+    } else {
+      (evaluate_all(std::tuple<const std::remove_cvref_t<Targets>&>(std::get<K>(targets)),
+                    std::tuple<const std::remove_cvref_t<Expressions>&>(std::get<K>(expressions))),
+       ...);
+    }
   }(std::index_sequence_for<Targets...>{});
   return enqueue_marker(ctx);
 }
@@ -486,13 +498,17 @@ std::string store_step_source(Target&& target, Expression&& expression) {
                                     detail::producer_nodes(collector.producers()));
 }
 
-/// The OpenCL C that `target = expression` runs (for reading, and the golden-file tests).
+/// The OpenCL C that `target = expression` runs (for reading, and the golden-file tests); for
+/// a fused matmul, the store step it adds to the GEMM.
 template <typename Target, typename Expression>
   requires(device_matrix<Target> || assignment_target<Target>) && operand<Expression>
 std::string kernel_source(Target&& target, Expression&& expression) {
   const auto& t = as_target(std::forward<Target>(target));
   const auto& e = as_operation(std::forward<Expression>(expression));
-  return generate_kernel_source(std::tuple<const std::remove_cvref_t<decltype(t)>&>(t),
+  if constexpr (std::remove_cvref_t<decltype(e)>::skeleton == kernel_skeleton::gemm)
+    return store_step_source(t, e);  // what the generator adds to the GEMM's kernels
+  else
+    return generate_kernel_source(std::tuple<const std::remove_cvref_t<decltype(t)>&>(t),
                                 std::tuple<const std::remove_cvref_t<decltype(e)>&>(e));
 }
 
