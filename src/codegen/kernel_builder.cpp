@@ -118,7 +118,7 @@ std::string kernel_builder::source() const {
   return out;
 }
 
-std::string kernel_builder::function_source(std::string_view leading) const {
+std::string kernel_builder::function_source(std::string_view leading, std::string_view result) const {
   if (depth_ != 1)
     throw runtime::error(fmt::format("kernel_builder: function '{}' has {} unclosed block(s)", kernel_name_, depth_ - 1));
   std::string out;
@@ -128,7 +128,7 @@ std::string kernel_builder::function_source(std::string_view leading) const {
     out += helpers_.find(key)->second;
     if (out.back() != '\n') out += '\n';
   }
-  out += fmt::format("inline void {}({}", kernel_name_, leading);
+  out += fmt::format("inline {} {}({}", result, kernel_name_, leading);
   for (std::size_t i = 0; i < parameters_.size(); ++i)
     out += fmt::format("{}\n    {}", i == 0 && leading.empty() ? "" : ",", parameters_[i]);
   out += ") {\n";

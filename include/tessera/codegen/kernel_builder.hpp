@@ -73,9 +73,9 @@ class kernel_builder {
   /// Throws tessera::error if a block is still open.
   std::string source() const;
   /// The same code as a function to be spliced into another program (a GEMM's store step):
-  /// pragmas, defines and helpers, then `inline void <kernel name>(leading, parameters...)`.
+  /// pragmas, defines and helpers, then `inline <result> <kernel name>(leading, parameters...)`.
   /// leading: the function's own first parameters ("const float value, const int i").
-  std::string function_source(std::string_view leading) const;
+  std::string function_source(std::string_view leading, std::string_view result = "void") const;
   /// The parameters' declarations and names, in order (to pass them along).
   const std::vector<std::string>& parameter_declarations() const noexcept { return parameters_; }
   std::vector<std::string> parameter_names() const;

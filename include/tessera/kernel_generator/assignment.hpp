@@ -182,27 +182,39 @@ void emit_elementwise_kernel(kernel_context& kc, const Targets& targets, const E
 /// The GEMM skeleton's part: a function the GEMM's store calls for each element (i, j) of C
 /// it owns, with gemm_value, the product's value there (alpha * acc). It is remembered as the
 /// producer's value at (i, j), so the rest of every expression reads it through generate like
-/// any other value; then emit_store_step writes every result. The function's parameters are
-/// the assignment's, appended to the GEMM kernel's through GEMM_EPILOGUE_PARAMETERS.
+/// any other value. The function's parameters are the assignment's, appended to the GEMM
+/// kernel's through GEMM_EPILOGUE_PARAMETERS. C is the first target, so:
+///  - one target: the function returns the result's value at (i, j) (GEMM_EPILOGUE) and the
+///    GEMM's own store writes it to C, in vectors where its family does (the same write as
+///    the target's generate_store: element (i, j), converted to the element type);
+///  - several: the function is the store step (GEMM_STORE_STEP, emit_store_step writes every
+///    result) and the GEMM writes nothing itself.
 template <typename Targets, typename Expressions>
 std::string generate_store_step_source(const Targets& targets, const Expressions& expressions,
                                        const std::vector<const void*>& producers) {
-  codegen::kernel_builder builder("tessera_store_step");
+  constexpr bool one_target = std::tuple_size_v<Targets> == 1;
+  codegen::kernel_builder builder(one_target ? "tessera_epilogue" : "tessera_store_step");
   kernel_context kc(builder);
   visit_kernel_parameters(kc, targets, expressions, 0, 0);
   const std::string i = "i", j = "j";
   for (const void* producer : producers) kc.remember(producer, i, j, "gemm_value");
   const auto values = std::apply(
       [&](const auto&... e) { return std::array<std::string, sizeof...(e)>{e.generate(kc, i, j)...}; }, expressions);
-  emit_store_step(kc, targets, values, i, j);
+  if constexpr (one_target)
+    builder.statement("return " + cast_to("REAL", values[0]));
+  else
+    emit_store_step(kc, targets, values, i, j);
   std::string parameters, names;
   for (const std::string& p : builder.parameter_declarations()) parameters += ", " + p;
   for (const std::string& n : builder.parameter_names()) names += ", " + n;
   builder.define("GEMM_EPILOGUE_PARAMETERS", parameters);
   builder.define("GEMM_EPILOGUE_ARGUMENTS", names);
-  builder.define("GEMM_STORE_STEP(value, row, col)",
-                 "tessera_store_step((value), (row), (col) GEMM_EPILOGUE_ARGUMENTS)");
-  return builder.function_source("const REAL gemm_value, const int i, const int j");
+  if constexpr (one_target)
+    builder.define("GEMM_EPILOGUE(value, row, col)", "tessera_epilogue((value), (row), (col) GEMM_EPILOGUE_ARGUMENTS)");
+  else
+    builder.define("GEMM_STORE_STEP(value, row, col)",
+                   "tessera_store_step((value), (row), (col) GEMM_EPILOGUE_ARGUMENTS)");
+  return builder.function_source("const REAL gemm_value, const int i, const int j", one_target ? "REAL" : "void");
 }
 
 template <typename... Expressions>
