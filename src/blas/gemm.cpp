@@ -170,25 +170,32 @@ std::string kernel_options(const gemm_params& p, const gemm_arguments<T>& args) 
       int(p.double_buffer), d.pad_a, d.pad_b);
 }
 
-std::string program_source(gemm_family family) {
-  std::string source(runtime::embedded_source("blas/gemm_common.cl"));
+std::string program_source(gemm_family family, std::string_view epilogue_source = {}) {
+  std::string source(epilogue_source);
+  if (!source.empty() && source.back() != '\n') source += '\n';
+  source += runtime::embedded_source("blas/gemm_common.cl");
   source += family_source(family);
   return source;
 }
 
 template <typename T>
 std::shared_ptr<built_kernel> get_kernel(const runtime::context& ctx, const gemm_params& p,
-                                         const gemm_arguments<T>& args) {
-  const std::string options = kernel_options(p, args);
-  std::shared_ptr<built_kernel> slot;
+                                         const gemm_arguments<T>& args, const detail::gemm_epilogue* epilogue) {
+  // The epilogue's source is part of the key: options alone name the plain kernels.
+  std::string key = kernel_options(p, args);
+  const std::size_t options_size = key.size();
+  if (epilogue != nullptr) key += epilogue->source;
   {
     std::lock_guard lock(kernels_mutex);
-    auto it = kernels.find({ctx.cl_context()(), options});
+    auto it = kernels.find({ctx.cl_context()(), key});
     if (it != kernels.end()) return it->second;
   }
+  const std::string options = key.substr(0, options_size);
   const gemm_family family = family_of(p);
-  const std::string source = program_source(family);
-  const auto program = ctx.programs().get(fmt::format("gemm {} ({})", to_string(family), to_string(p)), source, options);
+  const std::string source = program_source(family, epilogue != nullptr ? epilogue->source : std::string_view{});
+  const std::string name = epilogue != nullptr ? fmt::format("gemm {} ({}) + {}", to_string(family), to_string(p), epilogue->name)
+                                               : fmt::format("gemm {} ({})", to_string(family), to_string(p));
+  const auto program = ctx.programs().get(name, source, options);
   auto built = std::make_shared<built_kernel>();
   built->kernel = program->make_kernel("tessera_gemm");
   std::size_t wg = 0;
@@ -196,7 +203,7 @@ std::shared_ptr<built_kernel> get_kernel(const runtime::context& ctx, const gemm
                     "clGetKernelWorkGroupInfo");
   built->max_work_group_size = wg;
   std::lock_guard lock(kernels_mutex);
-  auto [it, inserted] = kernels.emplace(std::pair{ctx.cl_context()(), options}, built);
+  auto [it, inserted] = kernels.emplace(std::pair{ctx.cl_context()(), std::move(key)}, built);
   return it->second;
 }
 
@@ -206,7 +213,8 @@ const runtime::context& context_of(const gemm_arguments<T>& args) {
 }
 
 template <typename T>
-cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_arguments<T>& args) {
+cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_arguments<T>& args,
+              const detail::gemm_epilogue* epilogue = nullptr) {
   const std::int64_t batch = args.batch_count;
   if (args.m == 0 || args.n == 0 || batch == 0) {
     cl::Event event;
@@ -221,7 +229,7 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
     throw unsupported_error(fmt::format("tessera::blas::gemm: configuration '{}' does not fit {} for {}:{}",
                                         to_string(p), ctx.device().name, type_name<T>(), why));
   }
-  const auto built = get_kernel(ctx, p, args);
+  const auto built = get_kernel(ctx, p, args, epilogue);
   const gemm_derived d = derive(p, sizeof(T));
   if (static_cast<std::int64_t>(built->max_work_group_size) < d.work_group_size)
     throw unsupported_error(fmt::format(
@@ -253,7 +261,10 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
     const auto offset = [first](std::size_t base, std::int64_t stride) {
       return static_cast<cl_ulong>(base + static_cast<std::size_t>(first * stride));
     };
-    event = built->kernel.launch(ctx, range, m, n, k, args.alpha, a_buffer,
+    const auto set_epilogue_arguments = [epilogue](const cl::Kernel& kernel, cl_uint first) {
+      if (epilogue != nullptr && epilogue->set_arguments) epilogue->set_arguments(kernel, first);
+    };
+    event = built->kernel.launch_extended(ctx, range, set_epilogue_arguments, m, n, k, args.alpha, a_buffer,
                                  args.k > 0 ? offset(args.a_offset, args.stride_a) : cl_ulong(0), lda,
                                  static_cast<cl_ulong>(args.stride_a), b_buffer,
                                  args.k > 0 ? offset(args.b_offset, args.stride_b) : cl_ulong(0), ldb,
@@ -279,6 +290,34 @@ template gemm_program_text program_text<float>(const gemm_params&, const gemm_ar
                                                const runtime::context&);
 template gemm_program_text program_text<double>(const gemm_params&, const gemm_arguments<double>&,
                                                 const runtime::context&);
+
+template <device_scalar T>
+gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
+                               [[maybe_unused]] const runtime::context& ctx, std::string_view epilogue_source) {
+  return {program_source(family_of(params), epilogue_source), kernel_options(params, args)};
+}
+
+template <device_scalar T>
+cl::Event gemm_with_epilogue(const gemm_params& params, const gemm_arguments<T>& args, const gemm_epilogue& epilogue) {
+  validate(args);
+  return run(context_of(args), params, args, &epilogue);
+}
+
+template <device_scalar T>
+cl::Event gemm_with_epilogue(const gemm_arguments<T>& args, const gemm_epilogue& epilogue) {
+  validate(args);
+  const runtime::context& ctx = context_of(args);
+  return run(ctx, default_params_for(args, ctx), args, &epilogue);
+}
+
+#define TESSERA_INSTANTIATE_GEMM_EPILOGUE(T)                                                                    \
+  template gemm_program_text program_text<T>(const gemm_params&, const gemm_arguments<T>&,                      \
+                                             const runtime::context&, std::string_view);                        \
+  template cl::Event gemm_with_epilogue<T>(const gemm_params&, const gemm_arguments<T>&, const gemm_epilogue&); \
+  template cl::Event gemm_with_epilogue<T>(const gemm_arguments<T>&, const gemm_epilogue&);
+TESSERA_INSTANTIATE_GEMM_EPILOGUE(float)
+TESSERA_INSTANTIATE_GEMM_EPILOGUE(double)
+#undef TESSERA_INSTANTIATE_GEMM_EPILOGUE
 }  // namespace detail
 
 template <device_scalar T>

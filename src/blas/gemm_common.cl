@@ -79,7 +79,7 @@ typedef GEMM_CAT(REAL, VW) realv;
   const global real* restrict A_base, const ulong a_offset, const int lda, const ulong a_stride, \
   const global real* restrict B_base, const ulong b_offset, const int ldb, const ulong b_stride, \
   const real beta, global real* C_base, const ulong c_offset, const int ldc, const ulong c_stride, \
-  const int batch_count
+  const int batch_count GEMM_EPILOGUE_PARAMETERS
 
 #define GEMM_BATCH_POINTERS(batch)                                                      \
   const global real* restrict A = A_base + a_offset + (ulong)(batch) * a_stride;        \
@@ -105,14 +105,40 @@ typedef GEMM_CAT(REAL, VW) realv;
 // ---- the store of the result ---------------------------------------------------------------
 // The one place where results are written: every family ends in gemm_store_element or
 // gemm_store_vector. beta == 0 never reads C and alpha == 0 never uses the accumulator
-// (as BLAS defines them). An elementwise epilogue is fused here by defining
-// GEMM_EPILOGUE(value, row, col) before this file.
+// (as BLAS defines them). Two hooks fuse work into the store (both default to nothing):
+//  - GEMM_EPILOGUE(value, row, col): the value written to C(row, col), given
+//    alpha * acc + beta * C (row + i per lane in the vector stores);
+//  - GEMM_STORE_STEP(value, row, col): replaces the write altogether; it gets alpha * acc
+//    per element (C is neither read nor written: a caller's store step writes its results,
+//    e.g. the kernel generator's, and beta must be 0).
+// Their extra inputs are extra kernel parameters: GEMM_EPILOGUE_PARAMETERS (", type name"
+// entries appended to the kernel's and the store functions' parameter lists) and
+// GEMM_EPILOGUE_ARGUMENTS (", name" entries, passed along), so the hooks can read them.
 #ifndef GEMM_EPILOGUE
 #define GEMM_EPILOGUE(value, row, col) (value)
 #endif
+#ifndef GEMM_EPILOGUE_PARAMETERS
+#define GEMM_EPILOGUE_PARAMETERS
+#define GEMM_EPILOGUE_ARGUMENTS
+#endif
 
+#ifdef GEMM_STORE_STEP
 inline void gemm_store_element(global real* C, const IDX index, const int row, const int col,
-                               const real acc, const real alpha, const real beta) {
+                               const real acc, const real alpha, const real beta GEMM_EPILOGUE_PARAMETERS) {
+  GEMM_STORE_STEP(alpha == (real)0 ? (real)0 : alpha * acc, row, col);
+}
+
+inline void gemm_store_vector(global real* C, const IDX index, const int row, const int col,
+                              const realv acc, const real alpha, const real beta GEMM_EPILOGUE_PARAMETERS) {
+  const realv r = alpha == (real)0 ? (realv)0 : (realv)alpha * acc;
+  real e[VW];
+  SPLIT_VEC(r, e, 0)
+#pragma unroll
+  for (int i = 0; i < VW; ++i) GEMM_STORE_STEP(e[i], row + i, col);
+}
+#else
+inline void gemm_store_element(global real* C, const IDX index, const int row, const int col,
+                               const real acc, const real alpha, const real beta GEMM_EPILOGUE_PARAMETERS) {
   real r = alpha == (real)0 ? (real)0 : alpha * acc;
   if (beta != (real)0) r = mad(beta, C[index], r);
   C[index] = GEMM_EPILOGUE(r, row, col);
@@ -120,7 +146,7 @@ inline void gemm_store_element(global real* C, const IDX index, const int row, c
 
 // Rows row .. row + VW - 1 of column col, consecutive in C.
 inline void gemm_store_vector(global real* C, const IDX index, const int row, const int col,
-                              const realv acc, const real alpha, const real beta) {
+                              const realv acc, const real alpha, const real beta GEMM_EPILOGUE_PARAMETERS) {
   realv r = alpha == (real)0 ? (realv)0 : (realv)alpha * acc;
   if (beta != (real)0) {
 #if C_ALIGNED
@@ -140,14 +166,17 @@ inline void gemm_store_vector(global real* C, const IDX index, const int row, co
   VSTORE_ANY(r, C + index);
 #endif
 }
+#endif
 
 // The elements of a vector that lie inside the matrix (row + i < M, col < N), one by one.
 inline void gemm_store_vector_guarded(global real* C, const int ldc, const int M, const int N, const int row,
-                                      const int col, const realv acc, const real alpha, const real beta) {
+                                      const int col, const realv acc, const real alpha,
+                                      const real beta GEMM_EPILOGUE_PARAMETERS) {
   if (col >= N) return;
   real e[VW];
   SPLIT_VEC(acc, e, 0)
 #pragma unroll
   for (int i = 0; i < VW; ++i)
-    if (row + i < M) gemm_store_element(C, C_INDEX(row + i, col), row + i, col, e[i], alpha, beta);
+    if (row + i < M)
+      gemm_store_element(C, C_INDEX(row + i, col), row + i, col, e[i], alpha, beta GEMM_EPILOGUE_ARGUMENTS);
 }

@@ -181,7 +181,7 @@ inline void gemm_multiply_tiles(realv acc[ITEM_COLS][RV], const local real* a_ti
 // The store of the work-item's block of C. Positions are recomputed from the work-item ids
 // rather than carried across the K loop's barriers (less state for PoCL's work-item loops).
 inline void gemm_local_store(const realv acc[ITEM_COLS][RV], global real* C, const int ldc, const int M,
-                             const int N, const real alpha, const real beta) {
+                             const int N, const real alpha, const real beta GEMM_EPILOGUE_PARAMETERS) {
   GEMM_THREAD_COORDS(lr, lc);
   const int m0 = (int)get_group_id(0) * MWG;
   const int n0 = (int)get_group_id(1) * NWG;
@@ -193,9 +193,9 @@ inline void gemm_local_store(const realv acc[ITEM_COLS][RV], global real* C, con
     for (int v = 0; v < RV; ++v) {
       const int r = m0 + v * (WG_ROWS * VW) + lr * VW;
       if (full_block)
-        gemm_store_vector(C, C_INDEX(r, c), r, c, acc[j][v], alpha, beta);
+        gemm_store_vector(C, C_INDEX(r, c), r, c, acc[j][v], alpha, beta GEMM_EPILOGUE_ARGUMENTS);
       else
-        gemm_store_vector_guarded(C, ldc, M, N, r, c, acc[j][v], alpha, beta);
+        gemm_store_vector_guarded(C, ldc, M, N, r, c, acc[j][v], alpha, beta GEMM_EPILOGUE_ARGUMENTS);
     }
   }
 }
@@ -261,5 +261,5 @@ void tessera_gemm(GEMM_PARAMETERS) {
 #endif
   }
 
-  gemm_local_store(acc, C, ldc, M, N, alpha, beta);
+  gemm_local_store(acc, C, ldc, M, N, alpha, beta GEMM_EPILOGUE_ARGUMENTS);
 }

@@ -11,5 +11,5 @@ void tessera_gemm(GEMM_PARAMETERS) {
   GEMM_BATCH_POINTERS(batch);
   real sum = (real)0;
   for (int k = 0; k < K; ++k) sum = mad(A[A_INDEX(row, k)], B[B_INDEX(k, col)], sum);
-  gemm_store_element(C, C_INDEX(row, col), row, col, sum, alpha, beta);
+  gemm_store_element(C, C_INDEX(row, col), row, col, sum, alpha, beta GEMM_EPILOGUE_ARGUMENTS);
 }

@@ -106,9 +106,9 @@ void tessera_gemm(GEMM_PARAMETERS) {
     for (int v = 0; v < RV; ++v) {
       const int r = m0 + ITEM_ROW(lr, v);
       if (inside)
-        gemm_store_vector(C, C_INDEX(r, c), r, c, acc[j][v], alpha, beta);
+        gemm_store_vector(C, C_INDEX(r, c), r, c, acc[j][v], alpha, beta GEMM_EPILOGUE_ARGUMENTS);
       else
-        gemm_store_vector_guarded(C, ldc, M, N, r, c, acc[j][v], alpha, beta);
+        gemm_store_vector_guarded(C, ldc, M, N, r, c, acc[j][v], alpha, beta GEMM_EPILOGUE_ARGUMENTS);
     }
   }
 }

@@ -118,6 +118,31 @@ std::string kernel_builder::source() const {
   return out;
 }
 
+std::string kernel_builder::function_source(std::string_view leading, std::string_view result) const {
+  if (depth_ != 1)
+    throw runtime::error(fmt::format("kernel_builder: function '{}' has {} unclosed block(s)", kernel_name_, depth_ - 1));
+  std::string out;
+  if (fp64_) out += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  for (const auto& [name, value] : defines_) out += fmt::format("#define {} {}\n", name, value);
+  for (const auto& key : helper_keys_) {
+    out += helpers_.find(key)->second;
+    if (out.back() != '\n') out += '\n';
+  }
+  out += fmt::format("inline {} {}({}", result, kernel_name_, leading);
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    out += fmt::format("{}\n    {}", i == 0 && leading.empty() ? "" : ",", parameters_[i]);
+  out += ") {\n";
+  out += body_;
+  out += "}\n";
+  return out;
+}
+
+std::vector<std::string> kernel_builder::parameter_names() const {
+  std::vector<std::string> names;
+  for (const std::string& p : parameters_) names.push_back(p.substr(p.find_last_of(" *") + 1));
+  return names;
+}
+
 std::string float_literal(double value, bool single_precision) {
   if (std::isnan(value)) return single_precision ? "NAN" : "(double)NAN";
   if (std::isinf(value)) return value > 0 ? (single_precision ? "INFINITY" : "(double)INFINITY")

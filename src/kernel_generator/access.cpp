@@ -16,4 +16,11 @@ bool access_collector::order_dependent() const {
   return false;
 }
 
+bool access_collector::reads_a_target() const {
+  for (const access& w : writes_)
+    for (const access& r : reads_)
+      if (r.matrix == w.matrix) return true;
+  return false;
+}
+
 }  // namespace tessera::kernel_generator

@@ -11,10 +11,10 @@ void argument_list::push(const void* value, std::size_t size) {
   arguments_.push_back(a);
 }
 
-void argument_list::apply(const cl::Kernel& k) const {
+void argument_list::apply(const cl::Kernel& k, cl_uint first) const {
   for (std::size_t index = 0; index < arguments_.size(); ++index) {
     const argument& a = arguments_[index];
-    runtime::check_cl(::clSetKernelArg(k(), static_cast<cl_uint>(index), a.size, a.bytes), "clSetKernelArg");
+    runtime::check_cl(::clSetKernelArg(k(), first + static_cast<cl_uint>(index), a.size, a.bytes), "clSetKernelArg");
   }
 }
 

@@ -21,6 +21,12 @@ kernel_cache_counters cache_counters() { return {hits.load(), generated.load()};
 namespace detail {
 
 void count_cache_hit() { ++hits; }
+void count_generated() { ++generated; }
+
+const blas::gemm_params*& fused_gemm_params() {
+  thread_local const blas::gemm_params* params = nullptr;
+  return params;
+}
 
 std::shared_ptr<generated_kernel> build_kernel(const runtime::context& ctx, std::string source) {
   auto result = std::make_shared<generated_kernel>();

@@ -1,9 +1,17 @@
 #include <tessera/runtime/context.hpp>
 #include <tessera/runtime/kernel.hpp>
 
+#include <atomic>
+
 #include <fmt/format.h>
 
 namespace tessera::runtime {
+
+namespace {
+std::atomic<std::size_t> enqueued{0};
+}  // namespace
+
+std::size_t kernels_enqueued() { return enqueued.load(); }
 
 void kernel::check_argument(cl_int status, cl_uint index) const {
   if (status != CL_SUCCESS)
@@ -30,6 +38,7 @@ cl::Event kernel::enqueue(const context& ctx, const launch_range& range) const {
       detail += fmt::format(", local {}", fmt::join(range.local.begin(), range.local.begin() + range.dimensions, "x"));
     throw opencl_error("clEnqueueNDRangeKernel", status, detail);
   }
+  ++enqueued;
   return cl::Event(raw);  // takes ownership
 }
 

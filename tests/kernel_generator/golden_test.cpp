@@ -47,6 +47,13 @@ TEST(KernelGeneratorGolden, TransposeAndSelectOfATriangularMatrixInDouble) {
   expect_golden("transpose_select_double", kernel_source(select(transpose(a) > b, sigmoid(b), -a)));
 }
 
+TEST(KernelGeneratorGolden, StoreStepOfAFusedGemm) {
+  const matrix<float> a(4, 3), b(3, 5), bias(4, 1);
+  matrix<float> c(4, 5);
+  // What the generator puts before the GEMM's kernels: the store step and the hooks' macros.
+  expect_golden("fused_gemm_store_step_float", kernel_source(c, relu(2.0f * matmul(a, b) + colwise_broadcast(bias))));
+}
+
 TEST(KernelGeneratorGolden, SoftmaxAlongRows) {
   const matrix<float> a(4, 4);
   const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));

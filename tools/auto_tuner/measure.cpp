@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "epilogue.hpp"
 #include "tune.hpp"
 
 namespace tessera::auto_tuner {
@@ -60,6 +61,25 @@ std::string verify(const blas::gemm_params& params, const tune_args& args, const
   return {};
 }
 
+// The same for the GEMM with the epilogue attached (one kernel), against the host product
+// with the epilogue applied.
+std::string verify_fused(const blas::gemm_params& params, const tune_args& args) {
+  runtime::matrix<float>& c = args.epilogue->c();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  runtime::check_cl(args.ctx->queue().enqueueFillBuffer(c.storage().handle(), nan, 0, c.storage().bytes()),
+                    "clEnqueueFillBuffer");
+  args.epilogue->fused(&params).wait();
+  const std::vector<float> got = c.to_host();
+  const double tolerance = 4.0 * double(std::max<std::int64_t>(args.k, 1) + 2) * std::numeric_limits<float>::epsilon();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double want = (*args.epilogue_reference)[i];
+    if (!(std::abs(double(got[i]) - want) <= tolerance * std::max(1.0, std::abs(want))))
+      return fmt::format("element {} is {} instead of {} with epilogue {} (tolerance {:.2g})", i, got[i], want,
+                         args.epilogue->name(), tolerance);
+  }
+  return {};
+}
+
 }  // namespace
 
 tune_result measure_config(const blas::gemm_params& params, const tune_args& args) {
@@ -67,6 +87,31 @@ tune_result measure_config(const blas::gemm_params& params, const tune_args& arg
   result.name = blas::to_string(params);
   result.kind = "config";
   result.flops = args.flops();
+  if (args.epilogue != nullptr) {
+    try {
+      if (auto wrong = verify_fused(params, args); !wrong.empty()) {
+        result.status = tune_status::wrong_result;
+        result.reason = wrong;
+        return result;
+      }
+      for (int i = 0; i < args.warmups; ++i) args.epilogue->fused(&params);
+      std::vector<double> seconds;
+      for (int i = 0; i < args.repetitions; ++i) seconds.push_back(runtime::elapsed_seconds(args.epilogue->fused(&params)));
+      std::sort(seconds.begin(), seconds.end());
+      result.time = timing{seconds.front(), seconds[seconds.size() / 2], seconds.back()};
+      result.status = tune_status::ok;
+    } catch (const runtime::build_error& e) {
+      result.status = tune_status::build_failed;
+      result.reason = first_lines(e.build_log());
+    } catch (const runtime::unsupported_error& e) {
+      result.status = tune_status::unsupported;
+      result.reason = e.what();
+    } catch (const std::exception& e) {
+      result.status = tune_status::launch_failed;
+      result.reason = first_lines(e.what());
+    }
+    return result;
+  }
   auto call = args.gemm_call();
   if (!args.fault_config.empty() && args.fault_config == result.name) call.k = std::max<std::int64_t>(call.k - 1, 0);
   try {

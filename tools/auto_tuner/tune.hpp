@@ -12,6 +12,8 @@
 
 namespace tessera::auto_tuner {
 
+class epilogue_problem;
+
 /// How a configuration (or baseline) fared. Only ok results are ranked.
 enum class tune_status { ok, build_failed, launch_failed, wrong_result, unsupported, skipped };
 std::string_view to_string(tune_status status);
@@ -46,6 +48,9 @@ struct tune_args {
   /// Self-test of the verification: the configuration with this text form runs with K one
   /// short, a wrong kernel call that must be reported as wrong_result and never ranked.
   std::string fault_config;
+  /// --epilogue: configurations run fused with it (verified against epilogue_reference).
+  epilogue_problem* epilogue = nullptr;
+  const std::vector<float>* epilogue_reference = nullptr;
 
   blas::gemm_arguments<float> gemm_call(float beta = 0.f) const;
   double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }

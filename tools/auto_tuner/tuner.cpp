@@ -1,6 +1,8 @@
 // The tune_* driver: options, baselines, parallel builds, progress, ranking and output.
 #include "tuner.hpp"
 
+#include "epilogue.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -43,6 +45,7 @@ struct options {
   std::size_t budget = 0;  // 0: every configuration
   std::size_t build_threads = 0;
   std::string fault_config;
+  std::string epilogue;  // empty: the plain GEMM
 };
 
 // ---- progress ------------------------------------------------------------------------
@@ -81,6 +84,8 @@ struct problem {
   tune_args args;
   runtime::device_buffer a, b, c;
   std::vector<float> host_a, host_b, reference;
+  std::unique_ptr<epilogue_problem> epilogue;
+  std::vector<float> epilogue_reference;
 };
 
 std::vector<float> random_values(std::size_t n, std::uint64_t seed) {
@@ -120,6 +125,12 @@ std::unique_ptr<problem> make_problem(const runtime::context& ctx, const options
   p->b.write(0, p->b.bytes(), p->host_b.data());
   a.a = &p->a, a.b = &p->b, a.c = &p->c;
   a.reference = &p->reference;
+  if (!opt.epilogue.empty()) {
+    p->epilogue = make_epilogue(opt.epilogue, ctx, a.trans_a, a.trans_b, a.m, a.n, a.k, p->host_a, p->host_b);
+    p->epilogue_reference = p->epilogue->reference(p->reference);
+    a.epilogue = p->epilogue.get();
+    a.epilogue_reference = &p->epilogue_reference;
+  }
   return p;
 }
 
@@ -212,11 +223,60 @@ std::optional<tune_result> run_cublas(const problem& p) {
 }
 #endif
 
+// ---- with --epilogue: the unfused paths, a GEMM then the epilogue as a separate kernel ------
+
+/// Times gemm() then the separate kernel, summing both kernels' times.
+tune_result run_unfused(const problem& p, std::string name, const std::function<cl::Event()>& gemm) {
+  const tune_args& a = p.args;
+  tune_result r;
+  r.name = std::move(name);
+  r.kind = "baseline";
+  r.flops = a.flops();
+  try {
+    std::vector<double> seconds;
+    for (int i = 0; i < a.warmups + a.repetitions; ++i) {
+      const cl::Event first = gemm();
+      const cl::Event second = p.epilogue->separate();
+      if (i >= a.warmups) seconds.push_back(runtime::elapsed_seconds(first) + runtime::elapsed_seconds(second));
+      else second.wait();
+    }
+    r.time = summarize(seconds);
+    r.status = tune_status::ok;
+  } catch (const std::exception& e) {
+    r.status = tune_status::launch_failed;
+    r.reason = e.what();
+  }
+  return r;
+}
+
+tune_result run_clblast_unfused(const problem& p) {
+  const tune_args& a = p.args;
+  const auto op = [](blas::transpose t) { return t == blas::transpose::trans ? CLBlastTransposeYes : CLBlastTransposeNo; };
+  cl_mem c = p.epilogue->c().storage().handle()();
+  return run_unfused(p, "CLBlast + separate " + p.epilogue->name(), [&] {
+    cl_event raw = nullptr;
+    cl_command_queue queue = a.ctx->queue()();
+    const CLBlastStatusCode status =
+        CLBlastSgemm(CLBlastLayoutColMajor, op(a.trans_a), op(a.trans_b), a.m, a.n, a.k, 1.f, a.a->handle()(), 0,
+                     a.lda, a.b->handle()(), 0, a.ldb, 0.f, c, 0, a.ldc, &queue, &raw);
+    if (status != CLBlastSuccess) throw runtime::error(fmt::format("CLBlast status {}", int(status)));
+    return cl::Event(raw);
+  });
+}
+
+tune_result run_tessera_unfused(const problem& p) {
+  auto call = p.args.gemm_call();
+  call.c = &p.epilogue->c().storage();
+  const auto params = blas::default_params_for(call, *p.args.ctx);
+  return run_unfused(p, fmt::format("tessera default + separate {}: {}", p.epilogue->name(), blas::to_string(params)),
+                     [&] { return blas::gemm_with(params, call); });
+}
+
 tune_result run_default(const problem& p) {
   const auto params = blas::default_params_for(p.args.gemm_call(), *p.args.ctx);
   tune_result r = measure_config(params, p.args);
   r.kind = "default";
-  r.name = "tessera default: " + r.name;
+  r.name = (p.epilogue ? "tessera default fused " + p.epilogue->name() + ": " : "tessera default: ") + r.name;
   return r;
 }
 
@@ -229,13 +289,17 @@ std::map<std::size_t, double> build_all(const std::vector<candidate>& cands, con
   std::map<std::size_t, double> seconds;
   std::mutex mutex;
   std::atomic<std::size_t> next{0};
+  // With an epilogue the programs are the fused ones: the store step goes before the GEMM.
+  const std::string epilogue_source = args.epilogue != nullptr ? args.epilogue->store_step_source() : std::string();
   progress bar("building", order.size());
   auto worker = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < order.size();) {
       const auto& c = cands[order[i]];
       const auto start = clock_type::now();
       try {
-        const auto text = blas::detail::program_text(c.params, args.gemm_call(), *args.ctx);
+        const auto text = args.epilogue != nullptr
+                              ? blas::detail::program_text(c.params, args.gemm_call(), *args.ctx, epilogue_source)
+                              : blas::detail::program_text(c.params, args.gemm_call(), *args.ctx);
         args.ctx->programs().get("gemm", text.source, text.options);
       } catch (const std::exception&) {
         // reported with its log when the configuration is measured
@@ -311,6 +375,7 @@ void write_outputs(const options& opt, const std::string& tool, const runtime::d
     nlohmann::json doc{{"tool", tool},
                        {"date", date},
                        {"element_type", "float"},
+                       {"epilogue", opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue)},
                        {"device",
                         {{"name", dev.name},
                          {"vendor", dev.vendor},
@@ -365,10 +430,27 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
   app.add_option("--build-threads", opt.build_threads, "kernels built at once (default: hardware threads)");
   app.add_option("--fault-config", opt.fault_config,
                  "self-test: run the configuration with this text form with K one short (must be caught)");
+  app.add_option("--epilogue", opt.epilogue,
+                 fmt::format("tune the GEMM with this epilogue fused ({}); the unfused paths (tessera's GEMM, "
+                             "CLBlast, each + a separate kernel) are measured beside it",
+                             fmt::join(epilogue_names(), ", ")));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (!opt.epilogue.empty()) {
+    const auto& names = epilogue_names();
+    if (std::find(names.begin(), names.end(), opt.epilogue) == names.end()) {
+      std::cerr << fmt::format("{}: --epilogue: unknown epilogue '{}'; valid names: {}\n", tool, opt.epilogue,
+                               fmt::join(names, ", "))
+                << app.help();
+      return 1;
+    }
+    if (opt.batch != 1) {
+      std::cerr << fmt::format("{}: --epilogue tunes a single GEMM: --batch must be 1\n", tool) << app.help();
+      return 1;
+    }
   }
   try {
     const auto devices = runtime::list_devices();
@@ -377,8 +459,8 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
         devices);
     runtime::context ctx(device);
     if (opt.build_threads == 0) opt.build_threads = std::max(1u, std::thread::hardware_concurrency());
-    std::cerr << fmt::format("{} on {} ({}), m={} n={} k={} batch={}\n", tool, device.name, device.driver_version,
-                             opt.m, opt.n, opt.k, opt.batch);
+    std::cerr << fmt::format("{} on {} ({}), m={} n={} k={} batch={}{}\n", tool, device.name, device.driver_version,
+                             opt.m, opt.n, opt.k, opt.batch, opt.epilogue.empty() ? "" : ", epilogue " + opt.epilogue);
     std::vector<run_record> runs;
     bool any_verified = false;
     for (const auto& pair : pairs) {
@@ -390,11 +472,16 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       run.problem_class = blas::to_string(blas::classify_problem(opt.m, opt.n, opt.k, opt.batch));
       run.configs_total = cands.size();
       std::cerr << fmt::format("-- {}: {} configurations\n", run.transposes, cands.size());
-      run.results.push_back(run_clblast(*p));
-      run.results.push_back(run_openblas(*p));
+      if (p->epilogue) {
+        run.results.push_back(run_clblast_unfused(*p));
+        run.results.push_back(run_tessera_unfused(*p));
+      } else {
+        run.results.push_back(run_clblast(*p));
+        run.results.push_back(run_openblas(*p));
 #if TESSERA_HAVE_CUBLAS
-      if (auto r = run_cublas(*p)) run.results.push_back(*r);
+        if (auto r = run_cublas(*p)) run.results.push_back(*r);
 #endif
+      }
       run.results.push_back(run_default(*p));
 
       std::vector<blas::gemm_params> params;

@@ -8,7 +8,9 @@
 // builds the kernel once (program cache) and enqueues it on the context's queue. The call
 // returns without waiting; the event completes when C is written.
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include <tessera/blas/gemm_config.hpp>
 #include <tessera/runtime/buffer.hpp>
@@ -136,6 +138,28 @@ struct gemm_program_text {
 template <device_scalar T>
 gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
                                const runtime::context& ctx);
+
+/// Work fused into the store of a GEMM through gemm_common.cl's hooks. source goes before the
+/// kernels and defines GEMM_EPILOGUE or GEMM_STORE_STEP, and GEMM_EPILOGUE_PARAMETERS and
+/// GEMM_EPILOGUE_ARGUMENTS when it reads inputs of its own; set_arguments sets those, from
+/// index first on (they follow the GEMM's own parameters). The kernel is cached by source and
+/// options, like every GEMM kernel.
+struct gemm_epilogue {
+  std::string_view name;  // names the program in the program cache's messages
+  std::string_view source;
+  std::function<void(const cl::Kernel& kernel, cl_uint first)> set_arguments;
+};
+
+/// gemm_with(params, args) with an epilogue attached (one kernel).
+template <device_scalar T>
+cl::Event gemm_with_epilogue(const gemm_params& params, const gemm_arguments<T>& args, const gemm_epilogue& epilogue);
+/// The same with the configuration gemm() would pick.
+template <device_scalar T>
+cl::Event gemm_with_epilogue(const gemm_arguments<T>& args, const gemm_epilogue& epilogue);
+/// program_text with an epilogue attached.
+template <device_scalar T>
+gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args, const runtime::context& ctx,
+                               std::string_view epilogue_source);
 }  // namespace detail
 
 }  // namespace tessera::blas

@@ -72,6 +72,13 @@ class kernel_builder {
   /// The whole program: pragmas, defines, helpers in order of first use, the kernel.
   /// Throws tessera::error if a block is still open.
   std::string source() const;
+  /// The same code as a function to be spliced into another program (a GEMM's store step):
+  /// pragmas, defines and helpers, then `inline <result> <kernel name>(leading, parameters...)`.
+  /// leading: the function's own first parameters ("const float value, const int i").
+  std::string function_source(std::string_view leading, std::string_view result = "void") const;
+  /// The parameters' declarations and names, in order (to pass them along).
+  const std::vector<std::string>& parameter_declarations() const noexcept { return parameters_; }
+  std::vector<std::string> parameter_names() const;
 
  private:
   std::string kernel_name_;

@@ -5,9 +5,17 @@
 // (`a = transpose(a)`, a block assigned from a shifted block of itself, a reduction over
 // the target) would make the result depend on the order work-items run, so the
 // assignment goes through a temporary.
+#include <functional>
+#include <memory>
+#include <tuple>
 #include <vector>
 
 #include <tessera/kernel_generator/shape.hpp>
+#include <tessera/runtime/opencl.hpp>
+
+namespace tessera::runtime {
+class context;
+}
 
 namespace tessera::kernel_generator {
 
@@ -32,16 +40,43 @@ struct access_map {
   friend bool operator==(const access_map&, const access_map&) = default;
 };
 
-/// Records every read and write of an assignment, by matrix identity.
+struct fused_launch;
+
+/// An operation computed by a kernel of its own layout (a matmul, by the GEMM), as the
+/// assignment sees it: where the result's elements read it (map) and the two ways to run it.
+/// Either the rest of the assignment is fused into its store step (launch_fused, one kernel),
+/// or it is evaluated into a temporary first (materialize; release frees it) and the
+/// assignment's kernel loads that.
+/// Two producers with equal operands (matrices, transposes, type) compute the same values,
+/// so a fall-back evaluates them once (adopt).
+struct producer {
+  const void* node;
+  access_map map;
+  bool is_double;
+  std::tuple<const void*, const void*, bool, bool, bool> operands;
+  std::function<void(const runtime::context&)> materialize;
+  std::function<bool()> materialized;
+  std::function<std::shared_ptr<void>()> temporary;
+  std::function<void(std::shared_ptr<void>)> adopt;
+  std::function<void()> release;
+  std::function<cl::Event(const fused_launch&)> launch_fused;
+};
+
+/// Records every read and write of an assignment, by matrix identity, and its producers.
 class access_collector {
  public:
   void read(const void* matrix, const access_map& map) { reads_.push_back({matrix, map}); }
   void write(const void* matrix, const access_map& map) { writes_.push_back({matrix, map}); }
+  void produce(producer p) { producers_.push_back(std::move(p)); }
+  /// Every producer reached, once per path to it (a named node reached twice appears twice).
+  const std::vector<producer>& producers() const noexcept { return producers_; }
 
   /// Whether one matrix is the target of two outputs.
   bool writes_twice() const;
   /// Whether some target is read at other elements than the ones written there.
   bool order_dependent() const;
+  /// Whether some target is read at all.
+  bool reads_a_target() const;
 
  private:
   struct access {
@@ -50,6 +85,7 @@ class access_collector {
   };
   std::vector<access> reads_;
   std::vector<access> writes_;
+  std::vector<producer> producers_;
 };
 
 }  // namespace tessera::kernel_generator

@@ -37,8 +37,9 @@ class argument_list {
     push_int(to_kernel_int(value, role));
   }
 
-  /// Sets every argument of k in order (the caller holds the kernel's launch lock).
-  void apply(const cl::Kernel& k) const;
+  /// Sets every argument of k in order, the first at index first (the caller holds the
+  /// kernel's launch lock).
+  void apply(const cl::Kernel& k, cl_uint first = 0) const;
   std::size_t size() const noexcept { return arguments_.size(); }
 
  private:

@@ -16,6 +16,7 @@
 // computes element (i, j) per work-item; every skeleton ends in emit_store_step, the one
 // place that writes results, so a producer with its own layout (a matmul computing C by
 // register tiles) can apply the rest of the expression and the store per element it owns.
+#include <algorithm>
 #include <array>
 #include <map>
 #include <memory>
@@ -30,6 +31,7 @@
 #include <tessera/kernel_generator/as_operation.hpp>
 #include <tessera/kernel_generator/binary_operators.hpp>
 #include <tessera/kernel_generator/block.hpp>
+#include <tessera/kernel_generator/matmul.hpp>
 #include <tessera/runtime/device.hpp>
 #include <tessera/runtime/kernel.hpp>
 
@@ -78,6 +80,7 @@ kernel_cache_counters cache_counters();
 
 namespace detail {
 void count_cache_hit();
+void count_generated();
 std::shared_ptr<generated_kernel> build_kernel(const runtime::context& ctx, std::string source);
 cl::Event launch_elementwise(generated_kernel& kernel, const runtime::context& ctx, const argument_list& arguments,
                              index_t rows, index_t cols);
@@ -109,6 +112,32 @@ class kernel_cache {
  private:
   inline static std::mutex mutex_;
   inline static std::map<std::pair<cl_context, std::vector<int>>, std::shared_ptr<generated_kernel>> kernels_;
+};
+
+/// The store steps fused into a GEMM (the source before the GEMM's kernels), one per
+/// (targets, expressions) type, context and aliasing pattern, like kernel_cache; the GEMM's
+/// kernel cache and the program cache hold the built kernels (one per GEMM configuration).
+template <typename Key>
+class store_step_cache {
+ public:
+  template <typename Generate>
+  static std::shared_ptr<const std::string> get(const runtime::context& ctx, std::vector<int> pattern,
+                                                Generate&& generate) {
+    std::lock_guard lock(mutex_);
+    auto key = std::make_pair(ctx.cl_context()(), std::move(pattern));
+    if (auto found = sources_.find(key); found != sources_.end()) {
+      detail::count_cache_hit();
+      return found->second;
+    }
+    auto source = std::make_shared<const std::string>(generate());
+    detail::count_generated();
+    sources_.emplace(std::move(key), source);
+    return source;
+  }
+
+ private:
+  inline static std::mutex mutex_;
+  inline static std::map<std::pair<cl_context, std::vector<int>>, std::shared_ptr<const std::string>> sources_;
 };
 
 // ---- Generating the kernel --------------------------------------------------------------
@@ -150,32 +179,59 @@ void emit_elementwise_kernel(kernel_context& kc, const Targets& targets, const E
   kc.close_scope();
 }
 
+/// The GEMM skeleton's part: a function the GEMM's store calls for each element (i, j) of C
+/// it owns, with gemm_value, the product's value there (alpha * acc). It is remembered as the
+/// producer's value at (i, j), so the rest of every expression reads it through generate like
+/// any other value. The function's parameters are the assignment's, appended to the GEMM
+/// kernel's through GEMM_EPILOGUE_PARAMETERS. C is the first target, so:
+///  - one target: the function returns the result's value at (i, j) (GEMM_EPILOGUE) and the
+///    GEMM's own store writes it to C, in vectors where its family does (the same write as
+///    the target's generate_store: element (i, j), converted to the element type);
+///  - several: the function is the store step (GEMM_STORE_STEP, emit_store_step writes every
+///    result) and the GEMM writes nothing itself.
+template <typename Targets, typename Expressions>
+std::string generate_store_step_source(const Targets& targets, const Expressions& expressions,
+                                       const std::vector<const void*>& producers) {
+  constexpr bool one_target = std::tuple_size_v<Targets> == 1;
+  codegen::kernel_builder builder(one_target ? "tessera_epilogue" : "tessera_store_step");
+  kernel_context kc(builder);
+  visit_kernel_parameters(kc, targets, expressions, 0, 0);
+  const std::string i = "i", j = "j";
+  for (const void* producer : producers) kc.remember(producer, i, j, "gemm_value");
+  const auto values = std::apply(
+      [&](const auto&... e) { return std::array<std::string, sizeof...(e)>{e.generate(kc, i, j)...}; }, expressions);
+  if constexpr (one_target)
+    builder.statement("return " + cast_to("REAL", values[0]));
+  else
+    emit_store_step(kc, targets, values, i, j);
+  std::string parameters, names;
+  for (const std::string& p : builder.parameter_declarations()) parameters += ", " + p;
+  for (const std::string& n : builder.parameter_names()) names += ", " + n;
+  builder.define("GEMM_EPILOGUE_PARAMETERS", parameters);
+  builder.define("GEMM_EPILOGUE_ARGUMENTS", names);
+  if constexpr (one_target)
+    builder.define("GEMM_EPILOGUE(value, row, col)", "tessera_epilogue((value), (row), (col) GEMM_EPILOGUE_ARGUMENTS)");
+  else
+    builder.define("GEMM_STORE_STEP(value, row, col)",
+                   "tessera_store_step((value), (row), (col) GEMM_EPILOGUE_ARGUMENTS)");
+  return builder.function_source("const REAL gemm_value, const int i, const int j", one_target ? "REAL" : "void");
+}
+
 template <typename... Expressions>
 constexpr kernel_skeleton skeleton_of_results() {
   return skeleton_of_arguments<Expressions...>();
 }
 
-// The two places a skeleton is chosen: the code around the expression, and the launch.
-
-/// The OpenCL C of the kernel assigning expressions to targets.
+/// The OpenCL C of the elementwise kernel assigning expressions to targets (for the GEMM
+/// skeleton: with its producers materialized; generate_store_step_source when fused).
 template <typename... Targets, typename... Expressions>
 std::string generate_kernel_source(const std::tuple<Targets...>& targets,
                                    const std::tuple<Expressions...>& expressions) {
   codegen::kernel_builder builder("evaluate");
   kernel_context kc(builder);
   visit_kernel_parameters(kc, targets, expressions, 0, 0);
-  constexpr kernel_skeleton skeleton = skeleton_of_results<Expressions...>();
-  static_assert(skeleton == kernel_skeleton::elementwise, "a new skeleton needs its emit_..._kernel here");
   emit_elementwise_kernel(kc, targets, expressions);
   return builder.source();
-}
-
-/// Launches a generated kernel over a rows x cols result, as its skeleton lays work-items out.
-template <kernel_skeleton Skeleton>
-cl::Event launch_generated(generated_kernel& kernel, const runtime::context& ctx, const argument_list& arguments,
-                           index_t rows, index_t cols) {
-  static_assert(Skeleton == kernel_skeleton::elementwise, "a new skeleton needs its launch here");
-  return detail::launch_elementwise(kernel, ctx, arguments, rows, cols);
 }
 
 // ---- Evaluating -------------------------------------------------------------------------
@@ -206,6 +262,137 @@ cl::Event evaluate_through_temporaries(const std::tuple<Targets...>& targets,
   return enqueue_marker(ctx);
 }
 
+/// The configuration a fused GEMM takes instead of the defaults table's (the tuner's); null
+/// otherwise. Consumed (reset) by the fused launch.
+const blas::gemm_params*& fused_gemm_params();
+
+/// The elementwise kernel of an assignment: found or generated, its arguments set, launched.
+template <typename Key, typename... Targets, typename... Expressions>
+cl::Event launch_elementwise_assignment(const std::tuple<Targets...>& targets,
+                                        const std::tuple<Expressions...>& expressions, shape result,
+                                        const runtime::context& ctx) {
+  // The pattern is taken after the targets are prepared: preparing may change a view.
+  matrix_recorder recorder;
+  visit_kernel_parameters(recorder, targets, expressions, 0, 0);
+  auto kernel = kernel_cache<Key>::get(ctx, recorder.aliasing_pattern(),
+                                       [&] { return generate_kernel_source(targets, expressions); });
+  argument_list arguments;
+  visit_kernel_parameters(arguments, targets, expressions, result.rows, result.cols);
+  return launch_elementwise(*kernel, ctx, arguments, result.rows, result.cols);
+}
+
+/// Whether the assignment can be one GEMM kernel: one product (producers with equal operands
+/// are one product, however many nodes or paths reach it), read in place by every path, of
+/// the first target's element type.
+template <typename FirstTarget>
+bool fusable(const std::vector<producer>& producers) {
+  if (producers.empty()) return false;
+  for (const producer& p : producers)
+    if (p.operands != producers.front().operands || !(p.map == access_map::identity())) return false;
+  return producers.front().is_double == std::is_same_v<target_value_t<FirstTarget>, double>;
+}
+
+/// The nodes of a fused product (each once).
+inline std::vector<const void*> producer_nodes(const std::vector<producer>& producers) {
+  std::vector<const void*> nodes;
+  for (const producer& p : producers)
+    if (std::find(nodes.begin(), nodes.end(), p.node) == nodes.end()) nodes.push_back(p.node);
+  return nodes;
+}
+
+/// Frees the temporaries of materialized producers when an assignment is done.
+struct producers_release {
+  const std::vector<producer>& producers;
+  explicit producers_release(const std::vector<producer>& p) : producers(p) {}
+  producers_release(const producers_release&) = delete;
+  ~producers_release() {
+    for (const producer& p : producers) p.release();
+  }
+};
+
+/// Evaluates every producer into a temporary, once per distinct product: a producer with
+/// the operands of one evaluated before adopts its temporary.
+inline void materialize_producers(const std::vector<producer>& producers, const runtime::context& ctx) {
+  for (std::size_t k = 0; k < producers.size(); ++k) {
+    const producer& p = producers[k];
+    if (p.materialized()) continue;
+    const auto same = std::find_if(producers.begin(), producers.begin() + static_cast<std::ptrdiff_t>(k),
+                                   [&](const producer& q) { return q.operands == p.operands; });
+    if (same != producers.begin() + static_cast<std::ptrdiff_t>(k)) p.adopt(same->temporary());
+    else p.materialize(ctx);
+  }
+}
+
+template <typename... Expressions>
+access_collector collect_producers(const std::tuple<Expressions...>& expressions) {
+  access_collector collector;
+  std::apply([&](const auto&... e) { (e.collect_accesses(collector, access_map::identity()), ...); }, expressions);
+  return collector;
+}
+
+/// An assignment with a matmul: fused into the GEMM where fusable(), else the fall-back:
+/// each distinct product evaluated into a temporary by blas::gemm, then the elementwise
+/// kernel reading the temporaries. Producers already materialized (by an enclosing
+/// assignment) are the enclosing assignment's: they are only read.
+template <typename Key, typename... Targets, typename... Expressions>
+cl::Event evaluate_with_producers(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
+                                  shape result, const runtime::context& ctx) {
+  const access_collector collector = collect_producers(expressions);
+  const std::vector<producer>& producers = collector.producers();
+  if (std::any_of(producers.begin(), producers.end(), [](const producer& p) { return p.materialized(); }))
+    return launch_elementwise_assignment<Key>(targets, expressions, result, ctx);
+  using first_target = std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Targets...>>>;
+  if (fusable<first_target>(producers)) {
+    matrix_recorder recorder;
+    visit_kernel_parameters(recorder, targets, expressions, 0, 0);
+    const auto source = store_step_cache<Key>::get(ctx, recorder.aliasing_pattern(), [&] {
+      return generate_store_step_source(targets, expressions, detail::producer_nodes(producers));
+    });
+    argument_list arguments;
+    visit_kernel_parameters(arguments, targets, expressions, result.rows, result.cols);
+    // C is the first target, so the GEMM's checks hold; the store step writes every result.
+    const auto& first = std::get<0>(targets);
+    const auto& c = first.target_matrix();
+    const auto [row, col] = first.target_offset();
+    const index_t ldc = std::max<index_t>(1, c.rows());
+    const blas::gemm_params* params = std::exchange(fused_gemm_params(), nullptr);
+    return producers.front().launch_fused(
+        fused_launch{*source, &arguments, &c.storage(), static_cast<std::size_t>(row + col * ldc), ldc, params});
+  }
+  const producers_release release{producers};
+  materialize_producers(producers, ctx);
+  return launch_elementwise_assignment<Key>(targets, expressions, result, ctx);
+}
+
+/// results() whose expressions differ in shape, where matmuls are involved
+/// (`results(c, s) = expressions(matmul(a, b), rowwise_sum(matmul(a, b)))`): the products are
+/// evaluated once into temporaries, then each result is its own assignment reading them. When
+/// a target is also read, every result is evaluated into a temporary before any target is
+/// written (results() reads everything before it writes).
+template <typename... Targets, typename... Expressions>
+cl::Event evaluate_separately(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
+                              const runtime::context& ctx) {
+  access_collector accesses = collect_producers(expressions);
+  std::apply([&](const auto&... t) { (t.collect_writes(accesses, access_map::identity()), ...); }, targets);
+  if (accesses.writes_twice())
+    throw argument_error("results: one matrix is the target of two results (or two blocks of it are)");
+  const producers_release release{accesses.producers()};
+  materialize_producers(accesses.producers(), ctx);
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    if (accesses.reads_a_target()) {
+      std::tuple<matrix<target_value_t<Targets>>...> temporaries{
+          matrix<target_value_t<Targets>>(0, 0, matrix_view::entire, ctx)...};
+      (evaluate(std::get<K>(temporaries), std::get<K>(expressions)), ...);
+      (std::get<K>(targets).assign_temporary(std::move(std::get<K>(temporaries))), ...);
+    } else {
+      (evaluate_all(std::tuple<const std::remove_cvref_t<Targets>&>(std::get<K>(targets)),
+                    std::tuple<const std::remove_cvref_t<Expressions>&>(std::get<K>(expressions))),
+       ...);
+    }
+  }(std::index_sequence_for<Targets...>{});
+  return enqueue_marker(ctx);
+}
+
 }  // namespace detail
 
 /// Assigns expressions[k] to targets[k] for every k, in one kernel.
@@ -221,10 +408,15 @@ cl::Event evaluate_all(const std::tuple<Targets...>& targets, const std::tuple<E
     return std::array<shape, n>{detail::result_shape(std::get<K>(targets), std::get<K>(expressions))...};
   }(sequence{});
   for (std::size_t k = 1; k < n; ++k)
-    if (shapes[k].rows != shapes[0].rows || shapes[k].cols != shapes[0].cols)
+    if (shapes[k].rows != shapes[0].rows || shapes[k].cols != shapes[0].cols) {
+      if constexpr (skeleton_of_results<Expressions...>() == kernel_skeleton::gemm) {
+        const runtime::context& ctx = std::get<0>(targets).target_context();
+        return detail::evaluate_separately(targets, expressions, ctx);
+      }
       throw argument_error("results: all expressions must have one shape; they have " +
                            shape_string(shapes[0].rows, shapes[0].cols) + " and " +
                            shape_string(shapes[k].rows, shapes[k].cols));
+    }
   const shape result = shapes[0];
   if (result.rows < 0 || result.cols < 0)
     throw argument_error("assignment: the expression has no shape of its own (" +
@@ -258,19 +450,13 @@ cl::Event evaluate_all(const std::tuple<Targets...>& targets, const std::tuple<E
   const auto views = std::apply([](const auto&... e) { return std::array<matrix_view, n>{e.view()...}; }, expressions);
   std::apply([&](const auto&... t) { (t.prepare_target(result.rows, result.cols), ...); }, targets);
   cl::Event event;
+  using key = std::tuple<std::remove_cvref_t<Targets>..., std::remove_cvref_t<Expressions>...>;
   if (result.rows == 0 || result.cols == 0) {
     event = detail::enqueue_marker(ctx);
+  } else if constexpr (skeleton_of_results<Expressions...>() == kernel_skeleton::gemm) {
+    event = detail::evaluate_with_producers<key>(targets, expressions, result, ctx);
   } else {
-    // The pattern is taken after the targets are prepared: preparing may change a view.
-    matrix_recorder recorder;
-    visit_kernel_parameters(recorder, targets, expressions, 0, 0);
-    using key = std::tuple<std::remove_cvref_t<Targets>..., std::remove_cvref_t<Expressions>...>;
-    auto kernel = kernel_cache<key>::get(ctx, recorder.aliasing_pattern(),
-                                         [&] { return generate_kernel_source(targets, expressions); });
-    argument_list arguments;
-    visit_kernel_parameters(arguments, targets, expressions, result.rows, result.cols);
-    event = launch_generated<skeleton_of_results<Expressions...>()>(*kernel, ctx, arguments, result.rows,
-                                                                     result.cols);
+    event = detail::launch_elementwise_assignment<key>(targets, expressions, result, ctx);
   }
   [&]<std::size_t... K>(std::index_sequence<K...>) { (std::get<K>(targets).finish_target(views[K]), ...); }(sequence{});
   return event;
@@ -286,13 +472,55 @@ cl::Event evaluate(Target&& target, Expression&& expression) {
   return evaluate_all(std::tuple<const target_type&>(t), std::tuple<const std::remove_cvref_t<decltype(e)>&>(e));
 }
 
-/// The OpenCL C that `target = expression` runs (for reading, and the golden-file tests).
+/// target = expression as one GEMM kernel with the given configuration instead of the
+/// defaults table's: how the tuner measures a GEMM with its epilogue attached. Throws
+/// argument_error when the assignment does not fuse (no matmul, or one the fall-back takes).
+template <typename Target, typename Expression>
+  requires(device_matrix<Target> || assignment_target<Target>) && operand<Expression>
+cl::Event evaluate_fused_with(const blas::gemm_params& params, Target&& target, Expression&& expression) {
+  const blas::gemm_params*& slot = detail::fused_gemm_params();
+  slot = &params;
+  cl::Event event;
+  try {
+    event = evaluate(std::forward<Target>(target), std::forward<Expression>(expression));
+  } catch (...) {
+    slot = nullptr;
+    throw;
+  }
+  if (std::exchange(slot, nullptr) != nullptr)
+    throw argument_error(
+        "evaluate_fused_with: the assignment is not one fused GEMM (no matmul, an empty result, or a matmul that is "
+        "not the root's producer)");
+  return event;
+}
+
+/// The store step a fused `target = expression` puts before the GEMM's kernels
+/// (blas::detail::program_text(..., source) gives the whole program). Throws argument_error
+/// when the assignment does not fuse.
+template <typename Target, typename Expression>
+  requires(device_matrix<Target> || assignment_target<Target>) && operand<Expression>
+std::string store_step_source(Target&& target, Expression&& expression) {
+  const auto& t = as_target(std::forward<Target>(target));
+  const auto& e = as_operation(std::forward<Expression>(expression));
+  const access_collector collector = detail::collect_producers(std::tuple<const std::remove_cvref_t<decltype(e)>&>(e));
+  if (!detail::fusable<std::remove_cvref_t<decltype(t)>>(collector.producers()))
+    throw argument_error("store_step_source: the assignment is not one fused GEMM");
+  return generate_store_step_source(std::tuple<const std::remove_cvref_t<decltype(t)>&>(t),
+                                    std::tuple<const std::remove_cvref_t<decltype(e)>&>(e),
+                                    detail::producer_nodes(collector.producers()));
+}
+
+/// The OpenCL C that `target = expression` runs (for reading, and the golden-file tests); for
+/// a fused matmul, the store step it adds to the GEMM.
 template <typename Target, typename Expression>
   requires(device_matrix<Target> || assignment_target<Target>) && operand<Expression>
 std::string kernel_source(Target&& target, Expression&& expression) {
   const auto& t = as_target(std::forward<Target>(target));
   const auto& e = as_operation(std::forward<Expression>(expression));
-  return generate_kernel_source(std::tuple<const std::remove_cvref_t<decltype(t)>&>(t),
+  if constexpr (std::remove_cvref_t<decltype(e)>::skeleton == kernel_skeleton::gemm)
+    return store_step_source(t, e);  // what the generator adds to the GEMM's kernels
+  else
+    return generate_kernel_source(std::tuple<const std::remove_cvref_t<decltype(t)>&>(t),
                                 std::tuple<const std::remove_cvref_t<decltype(e)>&>(e));
 }
 

@@ -14,6 +14,7 @@
 #include <tessera/kernel_generator/host_evaluation.hpp>
 #include <tessera/kernel_generator/indexing.hpp>
 #include <tessera/kernel_generator/load.hpp>
+#include <tessera/kernel_generator/matmul.hpp>
 #include <tessera/kernel_generator/math_functions.hpp>
 #include <tessera/kernel_generator/reductions.hpp>
 #include <tessera/kernel_generator/scalar.hpp>

@@ -24,6 +24,7 @@ namespace tessera::kernel_generator {
   X(tan,     "tan($1)",               std::tan(x),                        true)      \
   X(tanh,    "tanh($1)",              std::tanh(x),                       true)      \
   X(sigmoid, "(1 / (1 + exp(-$1)))",  T(1) / (T(1) + std::exp(-x)),       false)     \
+  X(relu,    "($1 > 0 ? $1 : 0)",     x > T(0) ? x : T(0),                true)      \
   X(floor,   "floor($1)",             std::floor(x),                      true)      \
   X(ceil,    "ceil($1)",              std::ceil(x),                       true)      \
   X(round,   "round($1)",             std::round(x),                      true)      \

@@ -73,7 +73,7 @@ using floating_t = std::conditional_t<std::is_floating_point_v<T>, T, float>;
 /// layout (a matmul producer computing C in register tiles, with the rest of the expression
 /// applied in the store step) declares its own, and elementwise operations above it inherit
 /// it. assignment.hpp dispatches on the root's skeleton.
-enum class kernel_skeleton { elementwise };
+enum class kernel_skeleton { elementwise, gemm };
 
 template <typename... Arguments>
 constexpr kernel_skeleton skeleton_of_arguments() {

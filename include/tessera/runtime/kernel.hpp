@@ -61,6 +61,17 @@ class kernel {
     (set_argument(index++, args), ...);
     return enqueue(ctx, range);
   }
+  /// launch, after which more(handle, n) sets arguments n, n + 1, ... under the same lock:
+  /// for kernels with a variable tail of parameters (a GEMM with an epilogue's inputs).
+  template <typename More, typename... Args>
+  cl::Event launch_extended(const context& ctx, const launch_range& range, const More& more,
+                            const Args&... args) const {
+    std::lock_guard lock(*mutex_);
+    cl_uint index = 0;
+    (set_argument(index++, args), ...);
+    more(handle_, index);
+    return enqueue(ctx, range);
+  }
 
  private:
   template <typename T>
@@ -84,6 +95,9 @@ class kernel {
   std::string name_;
   std::shared_ptr<std::mutex> mutex_;
 };
+
+/// Kernels enqueued through runtime::kernel so far, by every front door (tests count launches).
+std::size_t kernels_enqueued();
 
 /// Seconds between an event's start and end (queues have profiling enabled).
 double elapsed_seconds(const cl::Event& event);

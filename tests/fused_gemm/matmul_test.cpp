@@ -1,0 +1,319 @@
+// matmul in expressions: fused into the GEMM's store step where it is the root's producer (one
+// kernel), evaluated into a temporary elsewhere; always equal to the host evaluation.
+#include <gmock/gmock.h>
+
+#include <array>
+#include <optional>
+
+#include <tessera/blas/gemm.hpp>
+#include <tessera/runtime/kernel.hpp>
+
+#include "kernel_generator/kernel_generator_support.hpp"
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::testing;
+using namespace tessera::kernel_generator;
+
+template <typename T>
+class KernelGeneratorMatmul : public ::testing::Test {};
+TYPED_TEST_SUITE(KernelGeneratorMatmul, value_types);
+
+struct gemm_shape {
+  index_t m, n, k;
+};
+std::string to_string(gemm_shape s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+/// 1, primes, non-multiples of every tile, an empty inner dimension and empty results.
+const std::vector<gemm_shape>& gemm_shapes() {
+  static const std::vector<gemm_shape> shapes{{1, 1, 1}, {17, 13, 7}, {33, 65, 9}, {70, 37, 41},
+                                              {5, 3, 0}, {0, 4, 3},  {4, 0, 3}};
+  return shapes;
+}
+
+/// The product's tolerance: k terms, then a few elementwise operations.
+template <typename T>
+double product_tolerance(index_t k) {
+  return 4 * static_cast<double>(tolerance<T>(static_cast<std::size_t>(std::max<index_t>(k, 1))));
+}
+
+/// The operands of op(A) * op(B) for m x n x k, stored transposed where asked.
+template <typename T>
+struct operands {
+  matrix<T> a, b;
+  operands(gemm_shape s, bool ta, bool tb)
+      : a(random_matrix<T>(ta ? s.k : s.m, ta ? s.m : s.k)), b(random_matrix<T>(tb ? s.n : s.k, tb ? s.k : s.n)) {}
+};
+
+/// Calls f(product) for the four transposes of one shape: f receives matmul(op(a), op(b)).
+template <typename T, typename F>
+void for_each_transpose(gemm_shape s, F f) {
+  for (const bool ta : {false, true})
+    for (const bool tb : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << to_string(s) << " trans_a " << ta << " trans_b " << tb);
+      const operands<T> o(s, ta, tb);
+      if (ta && tb) f(matmul(transpose(o.a), transpose(o.b)));
+      else if (ta) f(matmul(transpose(o.a), o.b));
+      else if (tb) f(matmul(o.a, transpose(o.b)));
+      else f(matmul(o.a, o.b));
+    }
+}
+
+/// Kernels enqueued and GEMMs launched while f runs.
+template <typename F>
+std::pair<std::size_t, std::size_t> launches_of(F f) {
+  const std::size_t kernels = runtime::kernels_enqueued(), gemms = blas::detail::launch_count();
+  f();
+  return {runtime::kernels_enqueued() - kernels, blas::detail::launch_count() - gemms};
+}
+
+TYPED_TEST(KernelGeneratorMatmul, PlainProductEqualsTheHost) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  for (const auto s : gemm_shapes())
+    for_each_transpose<T>(s, [&](const auto& product) {
+      matrix<T> c;
+      c = product;
+      EXPECT_TRUE(matches_host(c, host_evaluate<T>(product), product_tolerance<T>(s.k)));
+    });
+}
+
+TYPED_TEST(KernelGeneratorMatmul, ReluOfScaledProductPlusBiasAlongColumnsOrRows) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const T alpha = T(1.5);
+  for (const auto s : gemm_shapes())
+    for_each_transpose<T>(s, [&](const auto& product) {
+      const matrix<T> bias_col = random_matrix<T>(s.m, 1), bias_row = random_matrix<T>(1, s.n);
+      matrix<T> c;
+      c = relu(alpha * product + colwise_broadcast(bias_col));
+      EXPECT_TRUE(matches_host(c, host_evaluate<T>(relu(alpha * product + colwise_broadcast(bias_col))),
+                               product_tolerance<T>(s.k)));
+      c = fmax(alpha * product + rowwise_broadcast(bias_row), T(0));
+      EXPECT_TRUE(matches_host(c, host_evaluate<T>(fmax(alpha * product + rowwise_broadcast(bias_row), T(0))),
+                               product_tolerance<T>(s.k)));
+    });
+}
+
+TYPED_TEST(KernelGeneratorMatmul, BetaTimesTargetPlusProductReadsTheTargetInPlace) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const T beta = T(-0.75);
+  for (const auto s : gemm_shapes())
+    for_each_transpose<T>(s, [&](const auto& product) {
+      matrix<T> c = random_matrix<T>(s.m, s.n);
+      const auto expected = host_evaluate<T>(beta * c + product);
+      c = beta * c + product;
+      EXPECT_TRUE(matches_host(c, expected, product_tolerance<T>(s.k)));
+    });
+}
+
+TYPED_TEST(KernelGeneratorMatmul, SigmoidOfProductTimesAnExtraInput) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  for (const auto s : gemm_shapes())
+    for_each_transpose<T>(s, [&](const auto& product) {
+      const matrix<T> d = random_matrix<T>(s.m, s.n);
+      matrix<T> c;
+      c = elt_multiply(sigmoid(product), d);
+      EXPECT_TRUE(matches_host(c, host_evaluate<T>(elt_multiply(sigmoid(product), d)), product_tolerance<T>(s.k)));
+    });
+}
+
+TYPED_TEST(KernelGeneratorMatmul, ProductAndItsRowSumsAsTwoResults) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  for (const auto s : gemm_shapes())
+    for_each_transpose<T>(s, [&](const auto& product) {
+      matrix<T> c, rowsum;
+      std::pair<std::size_t, std::size_t> launched;
+      launched = launches_of([&] { results(c, rowsum) = expressions(product, rowwise_sum(product)); });
+      EXPECT_TRUE(matches_host(c, host_evaluate<T>(product), product_tolerance<T>(s.k)));
+      EXPECT_TRUE(matches_host(rowsum, host_evaluate<T>(rowwise_sum(product)),
+                               product_tolerance<T>(s.k + s.n)));
+      if (s.m > 0 && s.n > 0) {
+        EXPECT_EQ(launched.second, 1u) << "the product is computed once";
+      }
+    });
+}
+
+TYPED_TEST(KernelGeneratorMatmul, ResultsOfTwoShapesReadEverythingBeforeWriting) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const matrix<T> a = random_matrix<T>(9, 4), b = random_matrix<T>(4, 7);
+  matrix<T> c = random_matrix<T>(9, 7), s;
+  const auto expected_c = host_evaluate<T>(matmul(a, b));
+  const auto expected_s = host_evaluate<T>(rowwise_sum(c));  // the old c
+  results(c, s) = expressions(matmul(a, b), rowwise_sum(c));
+  EXPECT_TRUE(matches_host(c, expected_c, product_tolerance<T>(4)));
+  EXPECT_TRUE(matches_host(s, expected_s, product_tolerance<T>(7)));
+}
+
+TYPED_TEST(KernelGeneratorMatmul, TwoResultsOfOneShapeFuseIntoOneKernel) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  for_each_transpose<T>({19, 11, 5}, [&](const auto& product) {
+    const matrix<T> bias = random_matrix<T>(19, 1);
+    matrix<T> c, r;
+    const auto launched = launches_of(
+        [&] { results(c, r) = expressions(product + colwise_broadcast(bias), relu(product)); });
+    EXPECT_TRUE(matches_host(c, host_evaluate<T>(product + colwise_broadcast(bias)), product_tolerance<T>(5)));
+    EXPECT_TRUE(matches_host(r, host_evaluate<T>(relu(product)), product_tolerance<T>(5)));
+    EXPECT_EQ(launched.first, 1u);
+  });
+}
+
+TYPED_TEST(KernelGeneratorMatmul, TwoNodesOfOneProductAreOneGemm) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const matrix<T> a = random_matrix<T>(13, 6), b = random_matrix<T>(6, 11);
+  matrix<T> c, r;
+  const auto launched =
+      launches_of([&] { results(c, r) = expressions(matmul(a, b) + T(1), relu(matmul(a, b))); });
+  EXPECT_TRUE(matches_host(c, host_evaluate<T>(matmul(a, b) + T(1)), product_tolerance<T>(6)));
+  EXPECT_TRUE(matches_host(r, host_evaluate<T>(relu(matmul(a, b))), product_tolerance<T>(6)));
+  EXPECT_EQ(launched.first, 1u);
+}
+
+TYPED_TEST(KernelGeneratorMatmul, ABlockTargetIsWrittenOnlyInTheBlock) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const matrix<T> a = random_matrix<T>(7, 5), b = random_matrix<T>(5, 6);
+  matrix<T> c = random_matrix<T>(12, 10);
+  auto expected = host_evaluate<T>(c);
+  const auto product = host_evaluate<T>(matmul(a, b));
+  block(c, 3, 2, 7, 6) = matmul(a, b);
+  for (index_t j = 0; j < 6; ++j)
+    for (index_t i = 0; i < 7; ++i) expected.values[static_cast<std::size_t>(i + 3 + (j + 2) * 12)] = product(i, j);
+  EXPECT_TRUE(matches_host(c, expected, product_tolerance<T>(5)));
+}
+
+// ---- every GEMM family ------------------------------------------------------------------
+
+/// One configuration per family, vectorized store steps included (as tests/blas's
+/// family_configs): the store step sees each lane's (row + i, col).
+template <typename T>
+std::vector<blas::gemm_params> family_configs() {
+  std::vector<blas::gemm_params> out;
+  for (const std::string& text :
+       {std::string("naive wg=8x8"), "no_local vw=2 cls=" + std::to_string(16 * (sizeof(T) / 4)) + " item=4x2 wg=8x4 sg=2x2",
+        "no_local_full vw=8 cls=" + std::to_string(16 * (sizeof(T) / 4)) + " item=8x4 wg=4x4",
+        "local vw=4 cls=" + std::to_string(64 * (sizeof(T) / 4)) + " item=4x4 wg=8x8 sg=2x4 db=1 nbc_a=1 nbc_b=1"})
+    out.push_back(blas::parse_gemm_params(text));
+  return out;
+}
+
+TYPED_TEST(KernelGeneratorMatmul, EveryFamilyAppliesTheStoreStepAtEachElement) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const gemm_shape s{70, 37, 41};  // full blocks and edges in both dimensions
+  for (const blas::gemm_params& params : family_configs<T>()) {
+    SCOPED_TRACE(blas::to_string(params));
+    for_each_transpose<T>(s, [&](const auto& product) {
+      const matrix<T> bias_col = random_matrix<T>(s.m, 1), bias_row = random_matrix<T>(1, s.n);
+      const matrix<T> d = random_matrix<T>(s.m, s.n);
+      matrix<T> c;
+      evaluate_fused_with(params, c, relu(T(2) * product + colwise_broadcast(bias_col)));
+      EXPECT_TRUE(matches_host(c, host_evaluate<T>(relu(T(2) * product + colwise_broadcast(bias_col))),
+                               product_tolerance<T>(s.k)));
+      // A row bias, an extra input and the target read in place, in one store step.
+      const auto expected =
+          host_evaluate<T>(T(0.5) * c + elt_multiply(sigmoid(product + rowwise_broadcast(bias_row)), d));
+      evaluate_fused_with(params, c, T(0.5) * c + elt_multiply(sigmoid(product + rowwise_broadcast(bias_row)), d));
+      EXPECT_TRUE(matches_host(c, expected, product_tolerance<T>(s.k)));
+    });
+  }
+}
+
+TEST(KernelGeneratorMatmulFusion, EvaluateFusedWithRejectsAnAssignmentThatDoesNotFuse) {
+  const matrix<float> a = random_matrix<float>(4, 3), b = random_matrix<float>(3, 5);
+  matrix<float> c;
+  EXPECT_THROW(evaluate_fused_with(blas::parse_gemm_params("naive wg=8x8"), c, transpose(matmul(a, b))),
+               argument_error);
+  EXPECT_TRUE(matches_host(c, host_evaluate<float>(transpose(matmul(a, b))), product_tolerance<float>(3)))
+      << "evaluated all the same, by the fall-back";
+}
+
+// ---- one kernel ------------------------------------------------------------------------
+
+/// A context of its own with no disk cache, so its program cache counts only this test's builds.
+runtime::context& fresh_context() {
+  static runtime::context* const ctx = new runtime::context(runtime::context::get().device(), std::nullopt);
+  return *ctx;
+}
+
+TEST(KernelGeneratorMatmulFusion, ReluOfProductPlusBiasBuildsOneProgramAndLaunchesOneKernel) {
+  runtime::context& ctx = fresh_context();
+  const auto make = [&](index_t r, index_t c) {
+    return matrix<float>(random_values<float>(static_cast<std::size_t>(r * c)), r, c, matrix_view::entire, ctx);
+  };
+  const matrix<float> a = make(37, 23), b = make(23, 29), bias = make(37, 1);
+  matrix<float> c(0, 0, matrix_view::entire, ctx);
+  const auto builds = ctx.programs().counters().builds;
+  const auto launched = launches_of([&] { c = relu(2.0f * matmul(a, b) + colwise_broadcast(bias)); });
+  EXPECT_EQ(ctx.programs().counters().builds - builds, 1u) << "one program: the GEMM with the store step";
+  EXPECT_EQ(launched.first, 1u) << "one kernel enqueued";
+  EXPECT_EQ(launched.second, 1u) << "and it is the GEMM";
+  EXPECT_TRUE(matches_host(c, host_evaluate<float>(relu(2.0f * matmul(a, b) + colwise_broadcast(bias))),
+                           product_tolerance<float>(23)));
+  // Another size builds nothing more.
+  const matrix<float> a2 = make(8, 3), b2 = make(3, 5), bias2 = make(8, 1);
+  const auto builds2 = ctx.programs().counters().builds;
+  c = relu(2.0f * matmul(a2, b2) + colwise_broadcast(bias2));
+  EXPECT_LE(ctx.programs().counters().builds - builds2, 1u) << "at most another GEMM configuration";
+  EXPECT_TRUE(matches_host(c, host_evaluate<float>(relu(2.0f * matmul(a2, b2) + colwise_broadcast(bias2))),
+                           product_tolerance<float>(3)));
+}
+
+// ---- the fall-back -----------------------------------------------------------------------
+
+TYPED_TEST(KernelGeneratorMatmul, AProductReadAtOtherElementsGoesThroughATemporary) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  for (const auto s : gemm_shapes())
+    for_each_transpose<T>(s, [&](const auto& product) {
+      matrix<T> c;
+      const auto launched = launches_of([&] { c = transpose(product) * T(2); });
+      EXPECT_TRUE(matches_host(c, host_evaluate<T>(transpose(product) * T(2)), product_tolerance<T>(s.k)));
+      if (s.m > 0 && s.n > 0) {
+        EXPECT_EQ(launched.second, 1u) << "the GEMM into the temporary";
+        EXPECT_EQ(launched.first, 2u) << "then the elementwise kernel";
+      }
+      if (s.m >= 2 && s.n >= 2) {
+        matrix<T> d;
+        d = block(product, 1, 1, s.m - 1, s.n - 1) + T(1);
+        EXPECT_TRUE(
+            matches_host(d, host_evaluate<T>(block(product, 1, 1, s.m - 1, s.n - 1) + T(1)), product_tolerance<T>(s.k)));
+      }
+    });
+}
+
+TYPED_TEST(KernelGeneratorMatmul, TwoProductsInOneExpression) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const matrix<T> a = random_matrix<T>(17, 7), b = random_matrix<T>(7, 13);
+  const matrix<T> x = random_matrix<T>(17, 3), y = random_matrix<T>(3, 13);
+  matrix<T> c;
+  c = matmul(a, b) - relu(matmul(x, y));
+  EXPECT_TRUE(matches_host(c, host_evaluate<T>(matmul(a, b) - relu(matmul(x, y))), product_tolerance<T>(7)));
+}
+
+TYPED_TEST(KernelGeneratorMatmul, ATargetThatIsAnOperandIsNotOverwrittenWhileRead) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  matrix<T> a = random_matrix<T>(9, 9);
+  const matrix<T> b = random_matrix<T>(9, 9);
+  const auto expected = host_evaluate<T>(relu(matmul(a, b)) + a);
+  a = relu(matmul(a, b)) + a;
+  EXPECT_TRUE(matches_host(a, expected, product_tolerance<T>(9)));
+}
+
+TEST(KernelGeneratorMatmulShapes, InnerDimensionsMustAgree) {
+  const matrix<float> a = random_matrix<float>(3, 4), b = random_matrix<float>(5, 2);
+  EXPECT_THROW(matmul(a, b), argument_error);
+}
+
+}  // namespace
