@@ -24,8 +24,9 @@ std::string cast_to(std::string_view type, std::string_view value) { return fmt:
 void kernel_context::declare_matrix(const void* matrix, std::string_view type, bool written, bool masked) {
   if (matrices_.count(matrix) != 0) return;
   const std::string name = builder_.fresh_name("m");
-  // restrict holds: distinct matrices own distinct buffers, and one matrix is one parameter.
-  builder_.add_pointer_parameter(type, name, !written, codegen::address_space::global, true);
+  // restrict holds within a generated kernel: distinct matrices own distinct buffers, and one
+  // matrix is one parameter.
+  builder_.add_pointer_parameter(type, name, !written, codegen::address_space::global, restrict_matrices_);
   matrix_parameter p{name, builder_.add_scalar_parameter("int", name + "_rows"),
                      builder_.add_scalar_parameter("int", name + "_view"), masked};
   matrices_.emplace(matrix, std::move(p));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -69,12 +70,17 @@ int main(int argc, char** argv) {
   try {
     bool met = true;
     for (const auto& file : files) {
+      // As tune_all does, each pair's search starts from the previous pair's leaders (per
+      // sample order, so each order replays one whole tune_all run).
+      std::map<std::uint64_t, std::vector<tessera::blas::gemm_params>> previous_leaders, next_leaders;
       for (const auto& run : read_runs(file)) {
         const std::size_t budget = std::max<std::size_t>(1, std::size_t(fraction * double(run.configs.size())));
         const double full = *std::max_element(run.gflops.begin(), run.gflops.end());
         auto replay = [&](std::uint64_t seed) {
           const auto order = tessera::auto_tuner::budgeted_search(
-              run.configs, budget, [&](std::size_t i) { return run.gflops[i]; }, seed);
+              run.configs, budget, [&](std::size_t i) { return run.gflops[i]; }, seed, previous_leaders[seed]);
+          next_leaders[seed] = tessera::auto_tuner::leaders_of(run.configs, order,
+                                                               [&](std::size_t i) { return run.gflops[i]; }, 3);
           double found = 0;
           for (const auto i : order) found = std::max(found, run.gflops[i]);
           return std::pair{order.size(), full > 0 ? found / full : 0.0};
@@ -96,6 +102,8 @@ int main(int argc, char** argv) {
                                    seeds, 100.0 * ratios.front(), 100.0 * ratios[ratios.size() / 2], reaching, seeds,
                                    100.0 * require);
         }
+        previous_leaders = std::move(next_leaders);
+        next_leaders.clear();
       }
     }
     return met ? 0 : 1;

@@ -30,7 +30,7 @@ int distance(const blas::gemm_params& x, const blas::gemm_params& y) {
 
 std::vector<std::size_t> budgeted_search(const std::vector<blas::gemm_params>& configs, std::size_t budget,
                                          const std::function<double(std::size_t)>& evaluate,
-                                         std::uint64_t sample_seed) {
+                                         std::uint64_t sample_seed, const std::vector<blas::gemm_params>& first) {
   const std::size_t n = configs.size();
   budget = std::min(budget, n);
   std::vector<std::size_t> order;
@@ -39,6 +39,12 @@ std::vector<std::size_t> budgeted_search(const std::vector<blas::gemm_params>& c
     score[i] = evaluate(i);
     order.push_back(i);
   };
+  // 0. The configurations the caller knows to be promising.
+  for (const auto& known : first) {
+    const auto it = std::find(configs.begin(), configs.end(), known);
+    const auto i = static_cast<std::size_t>(it - configs.begin());
+    if (it != configs.end() && score[i] < 0 && order.size() < budget) run(i);
+  }
   // 1. A spread sample: a third of the budget, evenly over the configurations in a shuffled
   //    order (deterministic per seed), so every family and size region is seen. Replayed on the
   //    H200's full results (tune_replay --seeds 100), a third found 97% of the best more often
@@ -47,7 +53,8 @@ std::vector<std::size_t> budgeted_search(const std::vector<blas::gemm_params>& c
   std::iota(shuffled.begin(), shuffled.end(), 0);
   std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(static_cast<std::mt19937::result_type>(sample_seed)));
   const std::size_t sample = std::max<std::size_t>(1, budget / 3);
-  for (std::size_t s = 0; s < sample && order.size() < budget; ++s) run(shuffled[s * n / sample]);
+  for (std::size_t s = 0; s < sample && order.size() < budget; ++s)
+    if (score[shuffled[s * n / sample]] < 0) run(shuffled[s * n / sample]);
   // 2. Refinement: repeatedly evaluate the unevaluated configuration closest to a leader
   //    (fewest differing parameters), leaders taken best first.
   while (order.size() < budget) {
@@ -67,6 +74,18 @@ std::vector<std::size_t> budgeted_search(const std::vector<blas::gemm_params>& c
     run(pick);
   }
   return order;
+}
+
+std::vector<blas::gemm_params> leaders_of(const std::vector<blas::gemm_params>& configs,
+                                          const std::vector<std::size_t>& evaluated,
+                                          const std::function<double(std::size_t)>& score, std::size_t count) {
+  std::vector<std::size_t> ok;
+  for (const auto i : evaluated)
+    if (score(i) > 0) ok.push_back(i);
+  std::stable_sort(ok.begin(), ok.end(), [&](auto x, auto y) { return score(x) > score(y); });
+  std::vector<blas::gemm_params> out;
+  for (std::size_t r = 0; r < std::min(count, ok.size()); ++r) out.push_back(configs[ok[r]]);
+  return out;
 }
 
 }  // namespace tessera::auto_tuner

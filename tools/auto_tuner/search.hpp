@@ -12,9 +12,18 @@ namespace tessera::auto_tuner {
 
 /// Evaluates at most budget of configs and returns the indices evaluated, in order. evaluate
 /// returns a configuration's median GFLOP/s (0 when it failed). Deterministic for the same
-/// configs, scores and sample_seed (which orders the initial spread sample).
+/// configs, scores, sample_seed (which orders the initial spread sample) and first.
+/// first: configurations to evaluate before the sample, e.g. the leaders of the previous
+/// transpose pair of the same run (a tile that suits NN mostly suits NT); those not among
+/// configs are skipped. They count against the budget.
 std::vector<std::size_t> budgeted_search(const std::vector<blas::gemm_params>& configs, std::size_t budget,
                                          const std::function<double(std::size_t)>& evaluate,
-                                         std::uint64_t sample_seed = 12345);
+                                         std::uint64_t sample_seed = 12345,
+                                         const std::vector<blas::gemm_params>& first = {});
+
+/// The best `count` of the configurations evaluated, best first (failed ones left out).
+std::vector<blas::gemm_params> leaders_of(const std::vector<blas::gemm_params>& configs,
+                                          const std::vector<std::size_t>& evaluated,
+                                          const std::function<double(std::size_t)>& score, std::size_t count);
 
 }  // namespace tessera::auto_tuner

@@ -194,7 +194,7 @@ std::string generate_store_step_source(const Targets& targets, const Expressions
                                        const std::vector<const void*>& producers) {
   constexpr bool one_target = std::tuple_size_v<Targets> == 1;
   codegen::kernel_builder builder(one_target ? "tessera_epilogue" : "tessera_store_step");
-  kernel_context kc(builder);
+  kernel_context kc(builder, /*restrict_matrices=*/false);  // C is also the GEMM kernel's C
   visit_kernel_parameters(kc, targets, expressions, 0, 0);
   const std::string i = "i", j = "j";
   for (const void* producer : producers) kc.remember(producer, i, j, "gemm_value");

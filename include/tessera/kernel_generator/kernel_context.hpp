@@ -42,7 +42,11 @@ std::string cast_to(std::string_view type, std::string_view value);
 
 class kernel_context {
  public:
-  explicit kernel_context(codegen::kernel_builder& builder) : builder_(builder) {}
+  /// restrict_matrices: declare matrix parameters restrict. Off where the function's pointers
+  /// live beside another kernel's that may name the same buffer (the fused GEMM's epilogue:
+  /// its target is the GEMM's C, its operands may be A and B).
+  explicit kernel_context(codegen::kernel_builder& builder, bool restrict_matrices = true)
+      : builder_(builder), restrict_matrices_(restrict_matrices) {}
   kernel_context(const kernel_context&) = delete;
   kernel_context& operator=(const kernel_context&) = delete;
 
@@ -86,6 +90,7 @@ class kernel_context {
     std::string i, j, value;
   };
   codegen::kernel_builder& builder_;
+  bool restrict_matrices_ = true;
   std::map<const void*, matrix_parameter> matrices_;
   std::map<const void*, std::string> scalars_;
   std::map<std::pair<const void*, std::string>, std::string, std::less<>> integers_;
