@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from atomic_file import write_text_atomically  # noqa: E402
 
 LEVELS = {"name", "architecture", "vendor", "type", "any"}
 TRANSPOSES = {"nn", "nt", "tn", "tt", "any"}
@@ -66,10 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if not (args.output.exists() and args.output.read_text() == text):
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=args.output.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(temp, args.output)
+        write_text_atomically(args.output, text)
     return 0
 
 

@@ -11,15 +11,14 @@ unless the whole input is valid.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import jinja2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gemm_configs import ConfigError, Expansion, expand, load_target, summary_lines  # noqa: E402
+from atomic_file import write_text_atomically  # noqa: E402
 from gemm_rules import RuleFileError, compile_time_limits, load_rule_table  # noqa: E402
 
 TEMPLATES = jinja2.Environment(
@@ -54,10 +53,7 @@ def write_if_changed(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and path.read_text() == text:
         return
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(temp, path)  # atomic: readers see the old file or the new one
+    write_text_atomically(path, text)
 
 
 def remove_stale_sources(source_dir: Path, keep: set[Path]) -> None:

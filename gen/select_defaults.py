@@ -13,12 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from atomic_file import write_text_atomically  # noqa: E402
 from tune_results import ResultsError, load_results  # noqa: E402
 
 ELEMENT_BYTES = {"float": 4, "double": 8}
@@ -91,11 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     args.output_dir.mkdir(parents=True, exist_ok=True)
     out = args.output_dir / f"{args.target}.json"
-    fd, temp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(document, f, indent=2)
-        f.write("\n")
-    os.replace(temp, out)
+    write_text_atomically(out, json.dumps(document, indent=2) + "\n")
     for e in document["entries"]:
         print(f"select_defaults: {e['match']} {e['transposes']} {e['problem']}: {e['configuration']} ({e['origin']})")
     print(f"select_defaults: wrote {out}")
