@@ -1,12 +1,12 @@
 // The tune_* driver: options, baselines, parallel builds, progress, ranking and output.
 #include "tuner.hpp"
 
+#include "cli_numbers.hpp"
 #include "epilogue.hpp"
 #include "ranking.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -49,36 +49,6 @@ struct options {
   std::string fault_config, fault_baseline;
   std::string epilogue;  // empty: the plain GEMM
 };
-
-// ---- command-line values -------------------------------------------------------------------
-
-// CLI11's own checks read numbers as doubles ("Value 0 not in range 0.000000 to 1.79e308") and
-// let an unsigned option take -1 as SIZE_MAX: these say what is wrong in the option's terms.
-CLI::Validator whole_number(std::int64_t low, std::int64_t high) {
-  return CLI::Validator(
-      [low, high](std::string& text) -> std::string {
-        std::int64_t value = 0;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        const bool whole = end == text.data() + text.size();
-        if (error == std::errc::result_out_of_range || (error == std::errc() && whole && (value < low || value > high)))
-          return fmt::format("{} is out of range: a whole number from {} to {}", text, low, high);
-        if (error != std::errc() || !whole) return fmt::format("'{}' is not a whole number ({} to {})", text, low, high);
-        return {};
-      },
-      fmt::format("INT in {}..{}", low, high));
-}
-
-CLI::Validator positive_number() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        double value = 0;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value <= 0)
-          return fmt::format("'{}' is not a positive number", text);
-        return {};
-      },
-      "NUMBER > 0");
-}
 
 std::string bytes_text(double bytes) {
   if (bytes >= 1e9) return fmt::format("{:.1f} GB", bytes * 1e-9);
@@ -573,7 +543,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
   app.add_option("--peak-gflops", opt.peak_gflops,
                  "the device's peak GFLOP/s; a row above it is a failed measurement (default: estimated from the "
                  "clock, compute units and vector lanes)")
-      ->check(positive_number());
+      ->check(number_in(0, INFINITY));
   app.add_option("--fault-config", opt.fault_config,
                  "self-test: run the configuration with this text form with K one short (must be caught)");
   app.add_option("--fault-baseline", opt.fault_baseline,
