@@ -62,23 +62,34 @@ std::string clblast_status_name(CLBlastStatusCode code) {
   }
 }
 
+/// An implementation on ctx's queue writing C into a device buffer.
 template <typename T>
-class clblast_implementation final : public gemm_implementation<T> {
+class on_opencl_device : public gemm_implementation<T> {
  public:
-  clblast_implementation(const runtime::context& ctx, const gemm_shape& shape, const runtime::device_buffer& a,
-                         const runtime::device_buffer& b, const runtime::device_buffer& c)
-      : gemm_implementation<T>("CLBlast", processor::opencl_device), ctx_(ctx), shape_(shape), a_(a), b_(b), c_(c) {}
-  void enqueue() override {
-    enqueue_clblast_gemm<T>(shape_, a_.handle()(), b_.handle()(), c_.handle()(), ctx_.queue()());
-  }
+  on_opencl_device(std::string name, const runtime::context& ctx, const runtime::device_buffer& c)
+      : gemm_implementation<T>(std::move(name), processor::opencl_device), ctx_(ctx), c_(c) {}
   void finish() override { ctx_.finish(); }
   void poison() override { fill_with_nan<T>(ctx_, c_); }
   std::vector<T> result() override { return read_back<T>(c_); }
 
- private:
+ protected:
   const runtime::context& ctx_;
+  const runtime::device_buffer& c_;
+};
+
+template <typename T>
+class clblast_implementation final : public on_opencl_device<T> {
+ public:
+  clblast_implementation(const runtime::context& ctx, const gemm_shape& shape, const runtime::device_buffer& a,
+                         const runtime::device_buffer& b, const runtime::device_buffer& c)
+      : on_opencl_device<T>("CLBlast", ctx, c), shape_(shape), a_(a), b_(b) {}
+  void enqueue() override {
+    enqueue_clblast_gemm<T>(shape_, a_.handle()(), b_.handle()(), this->c_.handle()(), this->ctx_.queue()());
+  }
+
+ private:
   gemm_shape shape_;
-  const runtime::device_buffer &a_, &b_, &c_;
+  const runtime::device_buffer &a_, &b_;
 };
 
 template <typename T>
@@ -99,12 +110,12 @@ class openblas_implementation final : public gemm_implementation<T> {
 };
 
 template <typename T>
-class tessera_implementation final : public gemm_implementation<T> {
+class tessera_implementation final : public on_opencl_device<T> {
  public:
   tessera_implementation(std::string name, const runtime::context& ctx, const blas::gemm_params& params,
                          const gemm_shape& shape, const runtime::device_buffer& a, const runtime::device_buffer& b,
                          const runtime::device_buffer& c)
-      : gemm_implementation<T>(std::move(name), processor::opencl_device), ctx_(ctx), params_(params), c_(c) {
+      : on_opencl_device<T>(std::move(name), ctx, c), params_(params) {
     call_.trans_a = shape.trans_a ? blas::transpose::trans : blas::transpose::none;
     call_.trans_b = shape.trans_b ? blas::transpose::trans : blas::transpose::none;
     call_.m = shape.m, call_.n = shape.n, call_.k = shape.k, call_.alpha = T(1), call_.beta = T(0);
@@ -115,14 +126,9 @@ class tessera_implementation final : public gemm_implementation<T> {
   }
   // The event gemm_with returns is not used: finish() waits for everything on the queue.
   void enqueue() override { blas::gemm_with(params_, call_); }
-  void finish() override { ctx_.finish(); }
-  void poison() override { fill_with_nan<T>(ctx_, c_); }
-  std::vector<T> result() override { return read_back<T>(c_); }
 
  private:
-  const runtime::context& ctx_;
   blas::gemm_params params_;
-  const runtime::device_buffer& c_;
   blas::gemm_arguments<T> call_;
 };
 
@@ -151,14 +157,19 @@ measurement failure_of(const std::exception& e) {
 }
 
 template <typename T>
+std::vector<T> result_of_one_call(gemm_implementation<T>& gemm) {
+  gemm.poison();
+  gemm.enqueue();
+  gemm.finish();
+  return gemm.result();
+}
+
+template <typename T>
 measurement verify_and_time(gemm_implementation<T>& gemm, const std::vector<T>& reference, double tolerance,
                             const timing_options& options) {
   try {
-    gemm.poison();
-    gemm.enqueue();
-    gemm.finish();
     measurement m;
-    m.reason = first_mismatch(gemm.result(), reference, tolerance);
+    m.reason = first_mismatch(result_of_one_call(gemm), reference, tolerance);
     if (!m.reason.empty()) {
       m.outcome = status::wrong_result;
       return m;
@@ -228,6 +239,7 @@ std::unique_ptr<gemm_implementation<T>> tessera_gemm(std::string name, const run
 
 #define TESSERA_BASELINES_INSTANTIATE(T)                                                                           \
   template void fill_with_nan<T>(const runtime::context&, const runtime::device_buffer&);                          \
+  template std::vector<T> result_of_one_call<T>(gemm_implementation<T>&);                                          \
   template measurement verify_and_time<T>(gemm_implementation<T>&, const std::vector<T>&, double,                 \
                                           const timing_options&);                                                  \
   template void enqueue_clblast_gemm<T>(const gemm_shape&, cl_mem, cl_mem, cl_mem, cl_command_queue);              \

@@ -67,10 +67,7 @@ baselines::gemm_operands<T>& operands_for(const gemm_shape& s) {
 template <typename T>
 void measure(benchmark::State& state, const baselines::gemm_operands<T>& p, baselines::gemm_implementation<T>& gemm) {
   try {
-    gemm.poison();
-    gemm.enqueue();
-    gemm.finish();
-    const auto got = gemm.result();
+    const auto got = baselines::result_of_one_call(gemm);
     state.counters["max_rel_err"] = baselines::max_relative_error(got, p.reference);
     const auto wrong = baselines::first_mismatch(got, p.reference, baselines::gemm_tolerance<T>(p.shape.k));
     if (!wrong.empty()) {

@@ -71,6 +71,10 @@ struct measurement {
   std::optional<timing> time;  // when ok
 };
 
+/// C after one call into a poisoned C (NaN where the call writes nothing).
+template <typename T>
+std::vector<T> result_of_one_call(gemm_implementation<T>& gemm);
+
 /// Poisons C, runs one call and compares C with reference (first_mismatch); when it agrees,
 /// times the implementation (time_calls). Never throws: a failure becomes the outcome, with
 /// the reason (build_failed: the build log's first lines; unsupported; launch_failed: the
