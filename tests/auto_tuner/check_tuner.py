@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,10 +30,17 @@ def run(command: list[str], timeout: float = 540) -> subprocess.CompletedProcess
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
+PRIVATE = Path(tempfile.mkdtemp(prefix="check_tuner."))
+
+
 def json_path(command: list[str]) -> Path:
+    """The results file of command, moved into a folder of this process's own: two runs of the
+    test suite at once must not read each other's results."""
     if "--json" not in command:
         raise CheckFailed("the tuner's arguments need --json FILE")
-    return Path(command[command.index("--json") + 1])
+    at = command.index("--json") + 1
+    command[at] = str(PRIVATE / Path(command[at]).name)
+    return Path(command[at])
 
 
 def expect(args: argparse.Namespace) -> None:
@@ -53,7 +62,6 @@ def expect(args: argparse.Namespace) -> None:
 
 def load_run(command: list[str]) -> dict:
     path = json_path(command)
-    path.unlink(missing_ok=True)
     done = run(command)
     if done.returncode != 0:
         raise CheckFailed(f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -126,7 +134,6 @@ def stop(args: argparse.Namespace) -> None:
     """SIGTERM once the second transpose pair has begun: the first pair's results are saved
     complete, the second's marked partial, and the exit status is 128 + SIGTERM."""
     path = json_path(args.command)
-    path.unlink(missing_ok=True)
     process = subprocess.Popen(args.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seen = []
     deadline = time.monotonic() + 540
@@ -182,6 +189,8 @@ def main() -> int:
     except (CheckFailed, subprocess.TimeoutExpired, OSError, json.JSONDecodeError) as failure:
         print(f"check_tuner {args.check}: FAILED: {failure}", file=sys.stderr)
         return 1
+    finally:
+        shutil.rmtree(PRIVATE, ignore_errors=True)
     print(f"check_tuner {args.check}: ok")
     return 0
 

@@ -366,8 +366,10 @@ void print_table(const run_record& run, std::ostream& out, int stopped_by) {
   }
   out << fmt::format("  {} {}: {:.1f} GFLOP/s ({})", d.outcome == verdict::best ? "BEST" : "DEFAULT KEPT", winner->name,
                      winner->median_gflops(), d.reason);
-  for (auto* r : ranked)
-    if (r->kind == "baseline") out << fmt::format(", {:.2f}x {}", winner->median_gflops() / r->median_gflops(), r->name);
+  // In the baselines' own order, so that the line reads the same from run to run.
+  for (const auto& r : run.results)
+    if (r.kind == "baseline" && r.status == tune_status::ok)
+      out << fmt::format(", {:.2f}x {}", winner->median_gflops() / r.median_gflops(), r.name);
   out << '\n';
 }
 
