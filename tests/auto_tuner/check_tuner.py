@@ -6,6 +6,7 @@ message, what the results JSON says, a signal sent mid-run.
   check_tuner.py finalists TUNER ARGS            (ARGS must include --json FILE)
   check_tuner.py plausible TUNER ARGS            (ARGS must include --json FILE)
   check_tuner.py stop TUNER ARGS                 (ARGS must include --json FILE)
+  check_tuner.py full_disk TUNER ARGS            (ARGS must include --json FILE)
 Exits 0 when the check holds, 1 with the reason otherwise.
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -169,6 +171,32 @@ def stop(args: argparse.Namespace) -> None:
         raise CheckFailed(f"the table does not say partial:\n{stdout[-2000:]}")
 
 
+def full_disk(args: argparse.Namespace) -> None:
+    """A write that fails at the end of a run (a full disk, here a file-size limit below the
+    results' size): the message names the path, the exit status is 3, and the results file of an
+    earlier run is left whole, with no temporary file beside it."""
+    path = json_path(args.command)
+    warm = run(args.command)  # builds every kernel into the caches: the second run writes only results
+    if warm.returncode != 0:
+        raise CheckFailed(f"the first run exited {warm.returncode}\n{warm.stderr[-2000:]}")
+    earlier = path.read_bytes()
+    limit = len(earlier) // 2
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # write() then fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run(args.command, capture_output=True, text=True, timeout=540, preexec_fn=small_files)
+    if done.returncode != 3:
+        raise CheckFailed(f"exit {done.returncode}, expected 3\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    if f"results not saved: {path}: cannot write: File too large" not in done.stderr:
+        raise CheckFailed(f"no message naming {path}:\n{done.stderr[-2000:]}")
+    if path.read_bytes() != earlier:
+        raise CheckFailed(f"{path} was changed")
+    if [p.name for p in path.parent.iterdir()] != [path.name]:
+        raise CheckFailed(f"left behind: {sorted(p.name for p in path.parent.iterdir())}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="check", required=True)
@@ -179,13 +207,14 @@ def main() -> int:
     e.add_argument("--absent")
     e.add_argument("--keep")
     e.add_argument("command", nargs=argparse.REMAINDER)
-    for name in ("finalists", "plausible", "stop"):
+    for name in ("finalists", "plausible", "stop", "full_disk"):
         sub.add_parser(name).add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.command and args.command[0] == "--":
         args.command = args.command[1:]
     try:
-        {"expect": expect, "finalists": finalists, "plausible": plausible, "stop": stop}[args.check](args)
+        {"expect": expect, "finalists": finalists, "plausible": plausible, "stop": stop,
+         "full_disk": full_disk}[args.check](args)
     except (CheckFailed, subprocess.TimeoutExpired, OSError, json.JSONDecodeError) as failure:
         print(f"check_tuner {args.check}: FAILED: {failure}", file=sys.stderr)
         return 1
