@@ -64,6 +64,39 @@ TEST(Plausibility, ABaselineAboveTwiceTheBestConfigurationIsAFailedMeasurement) 
   for (std::size_t i = 1; i < rows.size(); ++i) EXPECT_EQ(rows[i].status, at::tune_status::ok) << rows[i].name;
 }
 
+TEST(Plausibility, ABaselineIsMeasuredAgainBeforeItIsFailedForBeingTooFast) {
+  // The configurations were measured while the machine was busy; measured again interleaved,
+  // CLBlast is 1.5x the best of them: plausible.
+  std::vector<at::tune_result> rows{row("CLBlast", "baseline", 1.0 / 300.0), config("a", 1.0 / 100.0),
+                                    config("b", 1.0 / 50.0)};
+  std::vector<std::pair<std::size_t, std::size_t>> asked;
+  at::reject_implausible(rows, std::nullopt, [&](std::size_t suspect, std::size_t best) {
+    asked.emplace_back(suspect, best);
+    return std::pair{300.0, 200.0};
+  });
+  EXPECT_THAT(asked, ElementsAre(std::pair<std::size_t, std::size_t>{0, 1}));
+  EXPECT_EQ(rows[0].status, at::tune_status::ok);
+}
+
+TEST(Plausibility, ABaselineStillTooFastWhenMeasuredAgainIsFailed) {
+  std::vector<at::tune_result> rows{row("CLBlast", "baseline", 1.0 / 800.0), config("a", 1.0 / 100.0)};
+  at::reject_implausible(rows, std::nullopt, [](std::size_t, std::size_t) { return std::pair{790.0, 110.0}; });
+  EXPECT_EQ(rows[0].status, at::tune_status::implausible);
+  EXPECT_THAT(rows[0].reason, HasSubstr("790.0 GFLOP/s is more than twice the best configuration of the run (110.0 "
+                                        "GFLOP/s): a failed measurement, measured again interleaved with it"));
+}
+
+TEST(Plausibility, ARowAboveThePeakIsFailedWithoutASecondLook) {
+  std::vector<at::tune_result> rows{row("CLBlast", "baseline", 1.0 / 800.0), config("a", 1.0 / 100.0)};
+  bool asked = false;
+  at::reject_implausible(rows, bl::device_peak{600.0, "test peak"}, [&](std::size_t, std::size_t) {
+    asked = true;
+    return std::pair{0.0, 0.0};
+  });
+  EXPECT_FALSE(asked);
+  EXPECT_EQ(rows[0].status, at::tune_status::implausible);
+}
+
 TEST(Plausibility, AConfigurationFarAheadOfTheOthersIsNotRejected) {
   // On 65537 tiny 4x4x4 products the naive kernel runs three times as fast as the tiled ones.
   std::vector<at::tune_result> rows{config("naive", 1.0 / 0.9), config("tiled", 1.0 / 0.3),

@@ -3,8 +3,10 @@
 // without a device: which rows are implausible, which rows are the finalists, and whether the
 // best finalist beats the current default by more than the noise of the measurement.
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tessera/baselines/device_peak.hpp>
@@ -13,15 +15,22 @@
 
 namespace tessera::auto_tuner {
 
+/// Measures rows suspect and best again, interleaved in the same process, and returns their
+/// GFLOP/s (medians): a second look before a row is failed for being too fast next to another.
+using measure_again = std::function<std::pair<double, double>(std::size_t suspect, std::size_t best)>;
+
 /// Marks as implausible every ok row that claims more GFLOP/s than the device can do: a row on
 /// the tuned OpenCL device above peak (when known), or a baseline on a device (CLBlast, cuBLAS)
 /// above twice the best ok configuration of the run (the default's included). Such a row is a
-/// failed measurement: its reason gives both figures; it is never ranked. The second rule is for
-/// the libraries whose calls the tuner does not see into (CLBlast's returned event once covered
-/// only its last kernel); tessera's own configurations are all timed alike, and one may well be
-/// several times faster than the rest (a naive kernel on tiny batched problems). Host rows
-/// (OpenBLAS) are left alone: the peak describes another processor.
-void reject_implausible(std::vector<tune_result>& rows, const std::optional<baselines::device_peak>& peak);
+/// failed measurement: its reason gives both figures; it is never ranked. A baseline is judged
+/// by the second rule only after `again` (when given) has measured it and that configuration
+/// once more, interleaved, so that a busy moment of the machine during the search does not fail
+/// it. The second rule is for the libraries whose calls the tuner does not see into (CLBlast's
+/// returned event once covered only its last kernel); tessera's own configurations are all timed
+/// alike, and one may well be several times faster than the rest (a naive kernel on tiny
+/// batched problems). Host rows (OpenBLAS) are left alone: the peak describes another processor.
+void reject_implausible(std::vector<tune_result>& rows, const std::optional<baselines::device_peak>& peak,
+                        const measure_again& again = {});
 
 /// Why a figure of gflops measured on `where` is implausible ("" when it is not): above peak
 /// (OpenCL-device figures, when the peak is known) or above twice best_configuration (device
