@@ -9,6 +9,7 @@
 #include <climits>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -261,16 +262,15 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
     const auto offset = [first](std::size_t base, std::int64_t stride) {
       return static_cast<cl_ulong>(base + static_cast<std::size_t>(first * stride));
     };
-    const auto set_epilogue_arguments = [epilogue](const cl::Kernel& kernel, cl_uint first) {
-      if (epilogue != nullptr && epilogue->set_arguments) epilogue->set_arguments(kernel, first);
-    };
-    event = built->kernel.launch_extended(ctx, range, set_epilogue_arguments, m, n, k, args.alpha, a_buffer,
-                                 args.k > 0 ? offset(args.a_offset, args.stride_a) : cl_ulong(0), lda,
-                                 static_cast<cl_ulong>(args.stride_a), b_buffer,
-                                 args.k > 0 ? offset(args.b_offset, args.stride_b) : cl_ulong(0), ldb,
-                                 static_cast<cl_ulong>(args.stride_b), args.beta, args.c->handle(),
-                                 offset(args.c_offset, args.stride_c), ldc, static_cast<cl_ulong>(args.stride_c),
-                                 static_cast<int>(count));
+    // The GEMM's own parameters, then the epilogue's (gemm_common.cl's GEMM_EPILOGUE_PARAMETERS).
+    std::vector<runtime::kernel_argument> arguments{
+        m, n, k, args.alpha, a_buffer, args.k > 0 ? offset(args.a_offset, args.stride_a) : cl_ulong(0), lda,
+        static_cast<cl_ulong>(args.stride_a), b_buffer,
+        args.k > 0 ? offset(args.b_offset, args.stride_b) : cl_ulong(0), ldb, static_cast<cl_ulong>(args.stride_b),
+        args.beta, args.c->handle(), offset(args.c_offset, args.stride_c), ldc,
+        static_cast<cl_ulong>(args.stride_c), static_cast<int>(count)};
+    if (epilogue != nullptr) arguments.insert(arguments.end(), epilogue->arguments.begin(), epilogue->arguments.end());
+    event = built->kernel.launch(ctx, range, arguments);
     ++launches;
   }
   return event;

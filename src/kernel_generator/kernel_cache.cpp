@@ -58,9 +58,7 @@ cl::Event launch_elementwise(generated_kernel& kernel, const runtime::context& c
   const std::size_t groups1 = std::min(groups, max_groups);
   const std::size_t groups2 = (groups + groups1 - 1) / groups1;
   const runtime::launch_range range{{runtime::round_up(r, local0), groups1 * local1, groups2}, {local0, local1, 1}, 3};
-  std::lock_guard lock(kernel.launch_mutex);
-  arguments.apply(kernel.kernel.handle());
-  return kernel.kernel.launch(ctx, range);
+  return kernel.kernel.launch(ctx, range, arguments.arguments());
 }
 
 cl::Event enqueue_marker(const runtime::context& ctx) {

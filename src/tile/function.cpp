@@ -19,29 +19,13 @@ struct compiled_plan {
   lowered_program lowered;
   // Per step; a GEMM step's fallback kernel is built only if lower_matmul launches it.
   std::vector<std::optional<runtime::kernel>> kernels;
-  // Arguments are set and the kernel enqueued under this lock: clSetKernelArg is not
-  // thread-safe per kernel object, and these kernel objects belong to this plan only.
+  // Held while a call allocates intermediates and launches: calls sharing a plan share them.
   std::mutex launch_mutex;
   // Buffers of intermediate tensors (materialized, neither input nor output), allocated on the
   // first call and reused by every later one: the context's one in-order queue runs a call's
   // kernels after the previous call's, so no call can see another's intermediates.
   std::vector<runtime::device_buffer> intermediates;
 };
-
-void enqueue(const runtime::context& ctx, const runtime::kernel& k, const runtime::launch_range& range,
-             const std::vector<cl::Buffer>& arguments) {
-  for (cl_uint i = 0; i < arguments.size(); ++i) {
-    cl_mem mem = arguments[i]();
-    const cl_int status = ::clSetKernelArg(k.handle()(), i, sizeof(cl_mem), &mem);
-    if (status != CL_SUCCESS)
-      throw opencl_error("clSetKernelArg", status, fmt::format("kernel '{}', argument {}", k.name(), i));
-  }
-  if (range.empty()) return;
-  const cl_int status = ::clEnqueueNDRangeKernel(ctx.queue()(), k.handle()(), range.dimensions, nullptr,
-                                                 range.global.data(), nullptr, 0, nullptr, nullptr);
-  if (status != CL_SUCCESS)
-    throw opencl_error("clEnqueueNDRangeKernel", status, fmt::format("kernel '{}', global {}", k.name(), range.global[0]));
-}
 
 std::string layout_key(const tensor_layout& l) {
   return fmt::format("[{}|{}|{}]", fmt::join(l.dims, ","), fmt::join(l.strides, ","), l.offset);
@@ -169,12 +153,12 @@ std::vector<tensor<T>> function::run_impl(const std::vector<tensor<T>>& inputs,
       const kernel_launch& k = std::holds_alternative<kernel_launch>(lp.steps[s])
                                    ? std::get<kernel_launch>(lp.steps[s])
                                    : std::get<matmul_launch>(lp.steps[s]).fallback;
-      std::vector<cl::Buffer> arguments;
-      for (const auto t : k.tensors) arguments.push_back(storage[t].handle());
+      std::vector<runtime::kernel_argument> arguments;
+      for (const auto t : k.tensors) arguments.emplace_back(storage[t].handle());
       auto launch = [&] {
         auto& kernel = plan->kernels[s];
         if (!kernel) kernel = ctx.programs().get(k.name, k.source)->make_kernel(k.name);
-        enqueue(ctx, *kernel, k.range, arguments);
+        kernel->launch(ctx, k.range, arguments);
       };
       if (const auto* mm = std::get_if<matmul_launch>(&lp.steps[s])) {
         lower_matmul<T>(ctx, mm->call, storage[mm->call.a], storage[mm->call.b], storage[mm->call.c]);

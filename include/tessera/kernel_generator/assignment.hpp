@@ -61,13 +61,11 @@ using target_value_t = typename std::remove_cvref_t<decltype(std::declval<const 
 
 // ---- The kernel cache -------------------------------------------------------------------
 
-/// A built kernel with its source; launches of one kernel object are serialized (arguments
-/// are set on the shared cl_kernel).
+/// A built kernel with its source.
 struct generated_kernel {
   std::string source;
   runtime::kernel kernel;
   std::size_t max_work_group_size = 0;  // for this kernel on its device
-  std::mutex launch_mutex;
 };
 
 /// How often an assignment found its kernel in the per-type cache, and how many kernels were
