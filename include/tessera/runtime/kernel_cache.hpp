@@ -23,7 +23,8 @@ namespace tessera::runtime {
 template <typename Key, typename Value>
 class kernel_cache {
  public:
-  /// The value of (ctx, key), made by build() (returning a Value) the first time.
+  /// The value of (ctx, key), made by build() (returning a Value) the first time. Value need
+  /// not be movable: build's result initializes it in place.
   template <typename Build>
   std::shared_ptr<Value> get(const context& ctx, const Key& key, Build&& build) {
     std::shared_ptr<slot> found;
@@ -35,7 +36,7 @@ class kernel_cache {
     }
     std::lock_guard build_lock(found->mutex);
     if (!found->value) {
-      found->value = std::make_shared<Value>(build());
+      found->value = std::shared_ptr<Value>(new Value(build()));
       ++built_;
     }
     return found->value;
