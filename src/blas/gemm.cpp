@@ -1,5 +1,6 @@
 #include <tessera/blas/gemm.hpp>
 #include <tessera/blas/gemm_defaults.hpp>
+#include <tessera/codegen/type_names.hpp>
 #include <tessera/runtime/embedded_sources.hpp>
 #include <tessera/runtime/error.hpp>
 #include <tessera/runtime/kernel.hpp>
@@ -19,9 +20,10 @@ namespace {
 constexpr std::int64_t int_max = INT32_MAX;
 std::atomic<std::size_t> launches{0};
 
+// OpenCL C's name of T, from codegen's one mapping (in build options and messages).
 template <typename T>
 constexpr std::string_view type_name() {
-  return std::is_same_v<T, float> ? "float" : "double";
+  return codegen::opencl_type_name<T>();
 }
 
 [[noreturn]] void fail(std::string_view what) {

@@ -5,8 +5,8 @@
 // Every call checks its arguments before anything is enqueued (argument_error names the
 // argument), picks a kernel configuration from the defaults table for the device and the
 // problem (gemm_defaults.hpp) unless one is given, checks it against the device's limits,
-// builds the kernel once (program cache) and enqueues it on the context's queue. The call
-// returns without waiting; the event completes when C is written.
+// builds the kernel once (kept in a runtime::kernel_cache) and launches it on the context's
+// queue. The call returns without waiting; the event completes when C is written.
 #include <cstddef>
 #include <span>
 #include <string>

@@ -30,6 +30,7 @@
 
 #include <tessera/runtime/error.hpp>
 #include <tessera/runtime/kernel.hpp>
+#include <tessera/unified/launch_checks.hpp>
 #include <tessera/unified/reduction_kernels.hpp>
 #include <tessera/unified/reduction_layout.hpp>
 #include <tessera/unified/run_kernel.hpp>
@@ -51,8 +52,6 @@ constexpr void check_reduction_value() {
   static_assert(kernel_value<V> && !std::is_same_v<V, bool>,
                 "tessera::unified: a reduction's result type is a number (float, double, an integer)");
 }
-
-void check_result(const char* operation, std::size_t available, std::size_t needed);
 
 // --- OpenMP ---------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@
 #include <tessera/unified/dim.hpp>
 #include <tessera/unified/executor.hpp>
 #include <tessera/unified/kernel_cache.hpp>
+#include <tessera/unified/launch_checks.hpp>
 #include <tessera/unified/math.hpp>
 #include <tessera/unified/stopping_status.hpp>
 
@@ -64,10 +65,6 @@ decltype(auto) dispatch(const std::shared_ptr<Exec>& exec, const char* operation
   }
 }
 
-/// size as a kernel's long; throws argument_error when it is not one.
-std::int64_t checked_extent(const char* operation, std::size_t extent);
-/// rows * cols as a kernel's long; throws argument_error when it overflows.
-std::int64_t checked_elements(const char* operation, dim<2> size);
 
 template <typename... Values>
 void enqueue(const runtime::kernel& k, const opencl_executor& exec, const runtime::launch_range& range,
