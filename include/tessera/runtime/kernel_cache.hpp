@@ -30,9 +30,10 @@ class kernel_cache {
     std::shared_ptr<slot> found;
     {
       std::lock_guard lock(mutex_);
-      auto& entry = slots_[std::pair(ctx.cl_context()(), key)];
-      if (!entry) entry = std::make_shared<slot>(ctx.cl_context());
-      found = entry;
+      auto& slots = contexts_.try_emplace(ctx.cl_context()(), ctx.cl_context()).first->second.slots;
+      auto it = slots.find(key);  // a hit copies no key
+      if (it == slots.end()) it = slots.emplace(key, std::make_shared<slot>()).first;
+      found = it->second;
     }
     std::lock_guard build_lock(found->mutex);
     if (!found->value) {
@@ -47,16 +48,19 @@ class kernel_cache {
 
  private:
   struct slot {
-    // Retained, so that the cl_context handle in the key names this context as long as the
-    // entry lives: a context made later cannot reuse the handle and find a stranger's kernels.
-    explicit slot(cl::Context c) : owner(std::move(c)) {}
-    cl::Context owner;
     std::mutex mutex;
     std::shared_ptr<Value> value;
   };
+  struct of_context {
+    // Retained, so that the cl_context handle keying it names this context as long as the
+    // entries live: a context made later cannot reuse the handle and find a stranger's kernels.
+    explicit of_context(const cl::Context& c) : owner(c) {}
+    cl::Context owner;
+    std::map<Key, std::shared_ptr<slot>> slots;
+  };
   std::mutex mutex_;
   std::atomic<std::size_t> built_{0};
-  std::map<std::pair<cl_context, Key>, std::shared_ptr<slot>> slots_;
+  std::map<cl_context, of_context> contexts_;
 };
 
 }  // namespace tessera::runtime
