@@ -157,23 +157,68 @@ SECTIONS = {
 
 
 def _schema_path(error: jsonschema.ValidationError) -> str:
-    path = "$"
-    for part in error.absolute_path:
-        path += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return path
+    return _json_path(error.absolute_path)
+
+
+class _Object(dict):
+    """A JSON object that remembers the keys it saw more than once (json keeps the last)."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        counts = Counter(key for key, _ in pairs)
+        self.repeated_keys = [key for key, count in counts.items() if count > 1]
+
+
+def _json_path(parts: Iterable[str | int]) -> str:
+    return "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts)
+
+
+def _repeated_keys(value: Any, parts: tuple[str | int, ...] = ()) -> Iterator[str]:
+    if isinstance(value, _Object):
+        for key in value.repeated_keys:
+            yield f"{_json_path(parts)}: key '{key}' appears twice"
+        for key, item in value.items():
+            yield from _repeated_keys(item, parts + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _repeated_keys(item, parts + (index,))
+
+
+def _is_integer(_checker: Any, instance: Any) -> bool:
+    # JSON Schema counts 8.0 as an integer; a generated source would then say tile<8.0, ...>.
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
+def parse_json(path: Path) -> Any:
+    """The JSON document in path; ConfigError names the file (and line:column or JSON path) when
+    it cannot be read, is not UTF-8, is malformed or repeats a key in an object."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: cannot read: not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start})") from None
+    try:
+        document = json.loads(text, object_pairs_hook=_Object)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
+    repeated = list(_repeated_keys(document))
+    if repeated:
+        raise ConfigError("\n".join(f"{path}: {line}" for line in repeated))
+    return document
 
 
 def load_target(path: Path) -> dict[str, Any]:
     """Reads and validates a tuning-target file; ConfigError names the file and JSON path."""
-    try:
-        text = path.read_text()
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
-    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))
+    document = parse_json(path)
+    validator = _Validator(json.loads(SCHEMA_FILE.read_text()))
     errors = sorted(validator.iter_errors(document), key=lambda e: (list(e.absolute_path), e.message))
     if errors:
         lines = [f"{path}: {_schema_path(e)}: {e.message}" for e in errors]

@@ -18,7 +18,7 @@ import jinja2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gemm_configs import ConfigError, Expansion, expand, load_target, summary_lines  # noqa: E402
-from atomic_file import write_text_atomically  # noqa: E402
+from atomic_file import FileWriteError, write_text_atomically  # noqa: E402
 from gemm_rules import RuleFileError, compile_time_limits, load_rule_table  # noqa: E402
 
 TEMPLATES = jinja2.Environment(
@@ -49,11 +49,38 @@ def render_outputs(expansion: Expansion, source: str, def_path: Path | None,
     return outputs
 
 
-def write_if_changed(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists() and path.read_text() == text:
+def ensure_folder(folder: Path) -> None:
+    """Creates folder (and its parents) unless it exists; FileWriteError names what is in the way."""
+    if folder.is_dir():
         return
-    write_text_atomically(path, text)
+    if folder.exists():
+        raise FileWriteError(f"{folder}: is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise FileWriteError(f"{folder}: cannot create the folder: {e.strerror or e}") from None
+
+
+def unchanged(path: Path, text: str) -> bool:
+    # Only a regular file of the same size is read: a device such as /dev/zero never ends.
+    encoded = text.encode("utf-8")
+    try:
+        return path.is_file() and path.stat().st_size == len(encoded) and path.read_bytes() == encoded
+    except OSError:
+        return False
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    if not unchanged(path, text):
+        write_text_atomically(path, text)
+
+
+def write_outputs(outputs: dict[Path, str]) -> None:
+    """Every output folder is checked (or created) before the first file is written."""
+    for folder in sorted({path.parent for path in outputs}):
+        ensure_folder(folder)
+    for path, text in outputs.items():
+        write_if_changed(path, text)
 
 
 def remove_stale_sources(source_dir: Path, keep: set[Path]) -> None:
@@ -92,10 +119,15 @@ def main(argv: list[str] | None = None) -> int:
         print(";".join(str(source_dir / f"{c.file_stem()}.cpp") for c in expansion.configs))
         return 0
     outputs = render_outputs(expansion, source_label(args.config), args.def_path, source_dir)
-    for path, text in outputs.items():
-        write_if_changed(path, text)
-    if source_dir is not None:
-        remove_stale_sources(source_dir, set(outputs))
+    try:
+        if source_dir is not None:
+            ensure_folder(source_dir)  # even when no configuration is kept, so stale ones go
+        write_outputs(outputs)
+        if source_dir is not None:
+            remove_stale_sources(source_dir, set(outputs))
+    except (FileWriteError, OSError) as e:
+        print(f"generate_combinations: error: {e}", file=sys.stderr)
+        return 1
     if not args.quiet:
         for line in summary_lines(expansion):
             print(f"generate_combinations: {line}", file=sys.stderr)

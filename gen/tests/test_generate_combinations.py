@@ -177,3 +177,88 @@ def test_each_rule_rejects_what_it_names(rule):
     inputs = dict(BASE.rule_inputs(4, LIMITS), **BREAKS[rule])
     broken = [r.name for r in RULES.violations(inputs)]
     assert rule in broken, broken
+
+
+# ---- hostile input (issue 15, item 7): a message naming the file and the JSON path, exit 1,
+# nothing half-written -----------------------------------------------------------------------
+
+VALID_NAIVE = {"work_group_sizes": [[8, 8]]}
+
+
+def test_integer_valued_float_is_rejected(tmp_path, capsys):
+    fails_with(tmp_path, capsys, {"naive": [{"work_group_sizes": [[8.0, 8]]}]},
+               "$.naive[0].work_group_sizes[0][0]: 8.0 is not of type 'integer'")
+
+
+def test_duplicate_key_is_rejected(tmp_path, capsys):
+    fails_with(tmp_path, capsys, '{"naive": [{"work_group_sizes": [[8, 8]], "work_group_sizes": [[4, 4]]}]}',
+               "$.naive[0]: key 'work_group_sizes' appears twice")
+
+
+def test_duplicate_top_level_key_is_rejected(tmp_path, capsys):
+    fails_with(tmp_path, capsys, '{"naive": [{"work_group_sizes": [[8, 8]]}], "naive": []}',
+               "$: key 'naive' appears twice")
+
+
+def test_non_utf8_file_is_named(tmp_path, capsys):
+    config = tmp_path / "target.json"
+    config.write_bytes(b'{"naive": [{"work_group_sizes": [[8, 8]]}], "description": "\xff"}')
+    status, _, err = run([config, "--def", tmp_path / "g.def"], capsys)
+    assert status == 1
+    assert f"{config}: cannot read: not UTF-8" in err, err
+
+
+def test_output_below_a_file_is_named(tmp_path, capsys):
+    config = write_json(tmp_path, {"naive": [VALID_NAIVE]})
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    for option, target in (("--def", blocker / "g.def"), ("--source_dir", blocker / "src"), ("--source_dir", blocker)):
+        status, _, err = run([config, option, target], capsys)
+        assert status == 1, (option, target)
+        assert str(blocker) in err and "Traceback" not in err, err
+
+
+def test_def_output_that_is_a_directory_is_named(tmp_path, capsys):
+    config = write_json(tmp_path, {"naive": [VALID_NAIVE]})
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    status, _, err = run([config, "--def", folder], capsys)
+    assert status == 1
+    assert f"{folder}: is a directory" in err, err
+
+
+def test_def_output_that_is_a_device_is_refused_without_reading_it(tmp_path, capsys):
+    # /dev/zero never ends: comparing it with the new text would read until memory runs out.
+    config = write_json(tmp_path, {"naive": [VALID_NAIVE]})
+    status, _, err = run([config, "--def", "/dev/zero"], capsys)
+    assert status == 1
+    assert "/dev/zero: exists and is not a regular file" in err, err
+
+
+def test_failed_write_leaves_no_temporary_file_and_says_so(tmp_path, capsys, monkeypatch):
+    import errno
+    import os
+
+    def disk_full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    config = write_json(tmp_path, {"naive": [VALID_NAIVE]})
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.setattr(os, "fsync", disk_full)
+    status, _, err = run([config, "--def", out / "g.def", "--source_dir", out / "src"], capsys)
+    assert status == 1
+    assert "No space left on device" in err and str(out) in err, err
+    assert [p.name for p in out.rglob("*") if p.is_file()] == []
+
+
+def test_generated_files_are_readable_by_everyone(tmp_path, capsys):
+    import os
+    old = os.umask(0o022)
+    try:
+        status, _, _ = run([CONFIGS / "ci.json", "--def", tmp_path / "g.def", "--source_dir", tmp_path / "src"], capsys)
+    finally:
+        os.umask(old)
+    assert status == 0
+    modes = {p.stat().st_mode & 0o777 for p in tmp_path.rglob("*") if p.is_file()}
+    assert modes == {0o644}
