@@ -3,8 +3,9 @@
 
 Writes generated_combinations.def (one BENCH_PARAMS X-macro line per valid configuration,
 behind an #error guard) and one instantiation .cpp per configuration (float, all four
-transposes). Validity comes from include/tessera/blas/gemm_rules.def, the rules the C++
-static_asserts check. Output is byte-identical for the same input; files whose content
+transposes). What a configuration is comes from include/tessera/blas/gemm_params.def, its
+validity from that table and include/tessera/blas/gemm_rules.def: the checks the C++
+static_asserts make. Output is byte-identical for the same input; files whose content
 would not change are not touched, so CMake rebuilds only what changed. Nothing is written
 unless the whole input is valid.
 """
@@ -17,8 +18,9 @@ from pathlib import Path
 import jinja2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gemm_configs import ConfigError, Expansion, expand, load_target, summary_lines  # noqa: E402
 from atomic_file import FileWriteError, write_text_atomically  # noqa: E402
+from gemm_configs import ConfigError, Expansion, expand, load_target, summary_lines  # noqa: E402
+from gemm_params import ParamFileError, load_param_table  # noqa: E402
 from gemm_rules import RuleFileError, compile_time_limits, load_rule_table  # noqa: E402
 
 TEMPLATES = jinja2.Environment(
@@ -108,10 +110,11 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     try:
-        rules = load_rule_table()
-        document = load_target(args.config)
-        expansion = expand(document, rules, compile_time_limits(), str(args.config))
-    except (ConfigError, RuleFileError) as e:
+        table = load_param_table()
+        rules = load_rule_table(params=table)
+        document = load_target(args.config, table)
+        expansion = expand(document, table, rules, compile_time_limits(), str(args.config))
+    except (ConfigError, ParamFileError, RuleFileError) as e:
         print(f"generate_combinations: error: {e}", file=sys.stderr)
         return 1
     source_dir = args.source_dir.resolve() if args.source_dir else None
