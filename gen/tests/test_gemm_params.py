@@ -193,6 +193,11 @@ def test_adding_a_parameter_takes_its_table_line_alone(tmp_path):
     assert [c.split_k for c in expansion.configs] == [1, 2, 4]
 
 
+def test_the_walk_through_and_the_cpp_demonstration_use_the_same_line():
+    assert SPLIT_K in (REPO / "tools" / "auto_tuner" / "README.md").read_text()
+    assert SPLIT_K in (REPO / "tests" / "auto_tuner" / "check_new_parameter.py").read_text()
+
+
 def test_pair_values_are_written_rows_x_columns():
     assert param_value_text(TABLE.param("item"), (8, 4)) == "8x4"
     assert GemmConfig.make("local", item_rows=8, item_cols=4).item_cols == 4
