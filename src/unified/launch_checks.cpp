@@ -1,5 +1,5 @@
 #include <tessera/runtime/error.hpp>
-#include <tessera/unified/reduction.hpp>
+#include <tessera/unified/launch_checks.hpp>
 
 #include <limits>
 
@@ -21,10 +21,6 @@ std::int64_t checked_elements(const char* operation, dim<2> size) {
     throw argument_error(fmt::format("{}: {} x {} elements overflow a 64-bit index", operation, rows, cols));
   return rows * cols;
 }
-
-}  // namespace tessera::unified::detail
-
-namespace tessera::unified::detail {
 
 void check_result(const char* operation, std::size_t available, std::size_t needed) {
   if (available < needed)
