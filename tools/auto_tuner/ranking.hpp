@@ -22,13 +22,15 @@ using measure_again = std::function<std::pair<double, double>(std::size_t suspec
 /// Marks as implausible every ok row that claims more GFLOP/s than the device can do: a row on
 /// the tuned OpenCL device above peak (when known), or a baseline on a device (CLBlast, cuBLAS)
 /// above twice the best ok configuration of the run (the default's included). Such a row is a
-/// failed measurement: its reason gives both figures; it is never ranked. A baseline is judged
-/// by the second rule only after `again` (when given) has measured it and that configuration
-/// once more, interleaved, so that a busy moment of the machine during the search does not fail
-/// it. The second rule is for the libraries whose calls the tuner does not see into (CLBlast's
-/// returned event once covered only its last kernel); tessera's own configurations are all timed
-/// alike, and one may well be several times faster than the rest (a naive kernel on tiny
-/// batched problems). Host rows (OpenBLAS) are left alone: the peak describes another processor.
+/// failed measurement: its reason gives both figures; it is never ranked. When `again` is given,
+/// a baseline above twice the best configuration is measured once more, interleaved with that
+/// configuration, and failed only if the second look disagrees with the first (less than half
+/// the first claim, or above peak): a library confirmed to be that much faster at the shape is
+/// kept, since it is what the tuner has to beat. The second rule is for the libraries whose
+/// calls the tuner does not see into (CLBlast's returned event once covered only its last
+/// kernel); tessera's own configurations are all timed alike, and one may well be several times
+/// faster than the rest (a naive kernel on tiny batched problems). Host rows (OpenBLAS) are left
+/// alone: the peak describes another processor.
 void reject_implausible(std::vector<tune_result>& rows, const std::optional<baselines::device_peak>& peak,
                         const measure_again& again = {});
 
