@@ -296,10 +296,9 @@ TESSERA_INSTANTIATE_GEMM_EPILOGUE(double)
 
 template <device_scalar T>
 gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::context& ctx) {
-  const auto problem = classify_problem(args.m, args.n, args.k, args.batch_count);
-  return choose_default(ctx.device(), sizeof(T), args.trans_a == transpose::trans, args.trans_b == transpose::trans,
-                        problem)
-      .params;
+  const gemm_problem_shape shape{args.m, args.n, args.k, args.batch_count, args.trans_a == transpose::trans,
+                                 args.trans_b == transpose::trans};
+  return choose_default(ctx.device(), sizeof(T), shape).params;
 }
 
 template <device_scalar T>
