@@ -5,7 +5,7 @@ the build renders the file with gen/defaults_table.py).
 
 For each tuned shape (device, element type, transposes, m, n, k, batch) the file holds the
 configurations that beat tessera's current default at that shape in the same run, within a few
-percent (--within, 3%) of the shape's best:
+percent (--within, 3%) of the fastest of them:
   * first, the one of them that is within reach at the most tuned shapes of the device (so that
     a few configurations serve the whole suite, and an untuned shape between two tuned ones is
     served by a configuration good at both);
@@ -62,19 +62,14 @@ def _check_decision(run: Run, where: str) -> None:
 
 def _qualified(run: Run, within: float) -> dict[str, float]:
     """The finalists that beat the run's default by more than the spread and are within `within`
-    of the fastest finalist: configuration -> fraction of the fastest (1.0 for it)."""
+    of the fastest of those: configuration -> fraction of that fastest (1.0 for it)."""
     default = next((f for f in run.finalists if f.kind == "default"), None)
-    configs = [f for f in run.finalists if f.kind == "config"]
-    if not configs:
+    beating = [f for f in run.finalists if f.kind == "config" and (default is None or beats(f, default))]
+    if not beating:
         return {}
-    fastest = min(f.median_seconds for f in configs)
-    out = {}
-    for f in configs:
-        if default is not None and not beats(f, default):
-            continue
-        if f.median_seconds <= fastest * (1.0 + within):
-            out[f.configuration] = fastest / f.median_seconds
-    return out
+    fastest = min(f.median_seconds for f in beating)
+    return {f.configuration: fastest / f.median_seconds for f in beating
+            if f.median_seconds <= fastest * (1.0 + within)}
 
 
 def _lost_to_default(configuration: str, run: Run) -> bool:

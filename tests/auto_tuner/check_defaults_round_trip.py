@@ -3,8 +3,8 @@
 
 1. A seed database (TESSERA_GEMM_DEFAULTS) gives each shape of the suite a slow configuration
    (naive, 1x1 work-groups): the default the tuner measures must be it.
-2. tune_all --shapes tunes the suite; select_defaults.py writes the winners over the seed (each
-   beat the entry it replaces in the same run, so no seed entry may survive).
+2. tune_all --shapes tunes the suite; select_defaults.py writes the winners over the seed exactly
+   where the run proved them faster (a seed entry survives only where the run kept the default).
 3. defaults_table.py renders the database as the build does.
 4. The probe (tests/blas/gemm_round_trip.cpp), with the new database in TESSERA_GEMM_DEFAULTS,
    checks that gemm() takes the tuned entry at each tuned shape and matches OpenBLAS.
@@ -53,20 +53,33 @@ def main() -> int:
         database.write_text(json.dumps(seed))
 
         results = work / "run.json"
-        run([args.tuner, "--shapes", args.suite, "--budget", "4", "--reps", "2", "--json", str(results)],
-            {"TESSERA_GEMM_DEFAULTS": str(database)})
-        for r in json.loads(results.read_text())["runs"]:
-            default = next(x for x in r["results"] if x["kind"] == "default")
-            if default["configuration"] != SEED:
-                raise CheckFailed(f"run {r['transposes']} {r['m']}x{r['n']}x{r['k']}: the tuner's default was "
-                                  f"{default['configuration']!r}, not the seed database's")
-
         gen = Path(args.gen)
+        # On a loaded machine a run may fail to prove even 5x by more than the spread of its
+        # measurements (the tuner then keeps the default, as it must): tune again, at most 3 times.
+        for attempt in range(3):
+            run([args.tuner, "--shapes", args.suite, "--budget", "4", "--reps", "3", "--rounds", "9", "--json",
+                 str(results)], {"TESSERA_GEMM_DEFAULTS": str(database)})
+            runs = json.loads(results.read_text())["runs"]
+            for r in runs:
+                default = next(x for x in r["results"] if x["kind"] == "default")
+                if default["configuration"] != SEED:
+                    raise CheckFailed(f"run {r['transposes']} {r['m']}x{r['n']}x{r['k']}: the tuner's default was "
+                                      f"{default['configuration']!r}, not the seed database's")
+            if any(r["decision"]["verdict"] == "best" for r in runs):
+                break
+        best = {(r["transposes"], r["m"], r["n"], r["k"], r["batch"]) for r in runs if r["decision"]["verdict"] == "best"}
+        if not best:
+            raise CheckFailed("three runs in a row proved no configuration faster than naive 1x1 work-groups")
+
         run([sys.executable, str(gen / "select_defaults.py"), str(results), "--target", "round_trip",
              "--output_dir", str(work)])
         written = json.loads(database.read_text())["entries"]
-        if any(e["configuration"] == SEED for e in written):
-            raise CheckFailed(f"a seed entry survived: a configuration slower than naive 1x1 won? {written}")
+        for e in written:
+            shape = (e["transposes"], e["shape"]["m"], e["shape"]["n"], e["shape"]["k"], e["shape"]["batch"])
+            # No regression: replaced exactly where the run proved a configuration faster.
+            if (e["configuration"] == SEED) == (shape in best):
+                raise CheckFailed(f"{shape}: the run's verdict was {'best' if shape in best else 'default kept'}, "
+                                  f"the database holds {e['configuration']!r}")
         if len({(e["transposes"], json.dumps(e["shape"])) for e in written}) != len(shapes):
             raise CheckFailed(f"expected an entry for each of the {len(shapes)} shapes: {written}")
 

@@ -215,7 +215,7 @@ def shapes(args: argparse.Namespace) -> None:
     got = [(r["transposes"], r["m"], r["n"], r["k"], r["batch"], r["weight"]) for r in document["runs"]]
     if got != expected:
         raise CheckFailed(f"runs {got}, expected {expected}")
-    if document["shapes"] != suite or document["partial"]:
+    if document["shapes"] != [suite] or document["partial"]:
         raise CheckFailed(f"$.shapes {document['shapes']!r}, $.partial {document['partial']}")
     for r in document["runs"]:
         if r["partial"] or r["decision"] is None or r["decision"]["verdict"] == "none":

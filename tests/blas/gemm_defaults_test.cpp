@@ -150,6 +150,15 @@ TEST(GemmShapeDatabase, TheNearestTunedShapeInLogSpaceServes) {
   EXPECT_EQ(pick(table, h200_key, {48, 70, 50, 300}), text(batched_tile));
 }
 
+TEST(GemmShapeDatabase, DistanceIsSymmetricInLogSpaceAndPenalisesOtherTransposes) {
+  const blas::gemm_problem_shape a{1024, 1024, 1024}, twice{2048, 1024, 1024}, half{512, 1024, 1024};
+  EXPECT_NEAR(blas::shape_distance(a, twice), blas::shape_distance(a, half), 1e-12);
+  EXPECT_NEAR(blas::shape_distance(a, twice), std::log(2.0), 1e-12);
+  EXPECT_NEAR(blas::shape_distance(a, {1024, 1024, 4096}), std::log(2.0), 1e-12);  // K at half weight
+  EXPECT_EQ(blas::shape_distance(a, a), 0.0);
+  EXPECT_EQ(blas::shape_distance(a, {1024, 1024, 1024, 1, true, false}), 1.0);
+}
+
 TEST(GemmShapeDatabase, KCountsLessThanTheOutputTiles) {
   // 1024 x 1024 x 16384 is as far from 1024^3 in K (x16) as from 4096^3 in M and N (x4 each);
   // halving K's weight keeps the tile of the shape with the same number of work-groups.

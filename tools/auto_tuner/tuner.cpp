@@ -4,7 +4,7 @@
 #include "cli_numbers.hpp"
 #include "epilogue.hpp"
 #include "ranking.hpp"
-#include "shape_suite.hpp"
+#include <tessera/baselines/shape_suite.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -32,6 +32,9 @@ namespace tessera::auto_tuner {
 
 namespace {
 
+using baselines::read_shape_suite;
+using baselines::suite_shape;
+
 using clock_type = std::chrono::steady_clock;
 using baselines::gemm_implementation;
 using baselines::processor;
@@ -49,7 +52,7 @@ struct options {
   double peak_gflops = 0;  // 0: estimated from the device
   std::string fault_config, fault_baseline;
   std::string epilogue;  // empty: the plain GEMM
-  std::string shapes_path;  // --shapes: a suite of problems instead of --m --n --k --batch
+  std::vector<std::string> shapes_paths;  // --shapes: suites of problems instead of --m --n --k --batch
 };
 
 std::string bytes_text(double bytes) {
@@ -361,7 +364,9 @@ std::vector<blas::gemm_params> nearest_leaders(
   std::vector<std::size_t> order(finished.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    const double dx = shape_distance(finished[x].first, shape), dy = shape_distance(finished[y].first, shape);
+    // The defaults table's distance: the shape whose leaders would serve this one there.
+    const double dx = blas::shape_distance(shape.problem(), finished[x].first.problem());
+    const double dy = blas::shape_distance(shape.problem(), finished[y].first.problem());
     return dx < dy || (dx == dy && x > y);
   });
   std::vector<blas::gemm_params> out;
@@ -474,7 +479,7 @@ std::string results_json(const options& opt, const run_context& rc, const std::v
       {"epilogue", opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue)},
       {"partial", stopped_by != 0 || std::any_of(runs.begin(), runs.end(), [](auto& r) { return r.partial; })},
       {"stopped_by", stopped_by != 0 ? nlohmann::json(signal_name(stopped_by)) : nlohmann::json(nullptr)},
-      {"shapes", opt.shapes_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.shapes_path)},
+      {"shapes", opt.shapes_paths.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.shapes_paths)},
       {"device",
        {{"name", dev.name},
         {"vendor", dev.vendor},
@@ -593,10 +598,10 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                  fmt::format("tune the GEMM with this epilogue fused ({}); the unfused paths (tessera's GEMM, "
                              "CLBlast, each + a separate kernel) are measured beside it",
                              fmt::join(epilogue_names(), ", ")));
-  app.add_option("--shapes", opt.shapes_path,
-                 "tune every shape of this suite (configs/shapes/*.json: a list of {m, n, k, batch, transposes, "
-                 "weight}) one after the other, each warm-started from its nearest tuned neighbours' leaders; "
-                 "replaces --m --n --k --batch");
+  app.add_option("--shapes", opt.shapes_paths,
+                 "tune every shape of these suites (configs/shapes/*.json: lists of {m, n, k, batch, transposes, "
+                 "weight}) one after the other, each warm-started from its nearest tuned neighbours' leaders, "
+                 "into one JSON; replaces --m --n --k --batch");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -631,14 +636,15 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
         devices);
     // The problems: the suite's shapes, or --m --n --k --batch for each transpose pair.
     std::vector<suite_shape> jobs;
-    if (opt.shapes_path.empty()) {
+    if (opt.shapes_paths.empty()) {
       for (const auto& pair : pairs)
         jobs.push_back({opt.m, opt.n, opt.k, opt.batch, pair.trans_a, pair.trans_b, 1.0, "the command line"});
     } else {
       for (const char* sized : {"--m", "--n", "--k", "--batch"})
         if (app.count(sized) > 0)
           throw argument_error(fmt::format("{} and --shapes: the suite gives the sizes, leave {} out", sized, sized));
-      jobs = read_shape_suite(opt.shapes_path);
+      for (const auto& path : opt.shapes_paths)
+        for (auto& shape : read_shape_suite(path)) jobs.push_back(std::move(shape));
       for (const auto& job : jobs)
         if (std::none_of(pairs.begin(), pairs.end(),
                          [&](const auto& p) { return p.trans_a == job.trans_a && p.trans_b == job.trans_b; }))
@@ -647,7 +653,8 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                                            fmt::format("{}{}", pairs.front().trans_a ? 't' : 'n',
                                                        pairs.front().trans_b ? 't' : 'n')));
       if (!opt.epilogue.empty() && std::any_of(jobs.begin(), jobs.end(), [](auto& j) { return j.batch != 1; }))
-        throw argument_error(fmt::format("{}: --epilogue tunes single GEMMs: every batch must be 1", opt.shapes_path));
+        throw argument_error(fmt::format("{}: --epilogue tunes single GEMMs: every batch must be 1",
+                                         fmt::join(opt.shapes_paths, ", ")));
     }
     const auto options_of = [&](const suite_shape& job) {
       options o = opt;
@@ -662,9 +669,9 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
     if (opt.build_threads == 0) opt.build_threads = int(std::max(1u, std::thread::hardware_concurrency()));
     install_stop_handlers();
     std::cerr << fmt::format("{} on {} ({}), {}{}; peak {}\n", tool, device.name, device.driver_version,
-                             opt.shapes_path.empty()
+                             opt.shapes_paths.empty()
                                  ? fmt::format("m={} n={} k={} batch={}", opt.m, opt.n, opt.k, opt.batch)
-                                 : fmt::format("{} problems of {}", jobs.size(), opt.shapes_path),
+                                 : fmt::format("{} problems of {}", jobs.size(), fmt::join(opt.shapes_paths, ", ")),
                              opt.epilogue.empty() ? "" : ", epilogue " + opt.epilogue,
                              rc.peak ? fmt::format("{:.0f} GFLOP/s ({})", rc.peak->gflops, rc.peak->derivation)
                                      : std::string("unknown"));
@@ -726,7 +733,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
         // size): replayed on the H200's full runs, NT's needle-like best was found from 84 of 100
         // sample orders alone, from all 100 with NN's leaders. In a suite, the two nearest shapes'.
         const auto order = budgeted_search(params, budget, evaluate, 12345,
-                                           nearest_leaders(finished_leaders, job, opt.shapes_path.empty() ? 1 : 2));
+                                           nearest_leaders(finished_leaders, job, opt.shapes_paths.empty() ? 1 : 2));
         finished_leaders.emplace_back(job, leaders_of(params, order, [&](std::size_t i) { return measured[i]; }, 3));
       }
       reject_implausible(run.results, rc.peak, [&](std::size_t suspect, std::size_t best) {

@@ -1,5 +1,5 @@
-// Shape suites (tune_* --shapes FILE, configs/shapes/*.json): parsing, messages, distances.
-#include "shape_suite.hpp"
+// Shape suites (tune_* --shapes FILE and bench_gemm_shapes, configs/shapes/*.json): parsing, messages, distances.
+#include <tessera/baselines/shape_suite.hpp>
 
 #include <tessera/runtime/error.hpp>
 
@@ -8,7 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace at = tessera::auto_tuner;
+namespace at = tessera::baselines;
 using ::testing::HasSubstr;
 
 namespace {
@@ -62,16 +62,6 @@ TEST(ShapeSuite, EveryShippedSuiteParses) {
     ++suites;
   }
   EXPECT_GE(suites, 6u);
-}
-
-TEST(ShapeSuite, DistanceIsInLogSpaceAndPrefersTheSameTransposes) {
-  const at::suite_shape a{1024, 1024, 1024, 1, false, false};
-  const at::suite_shape twice{2048, 1024, 1024, 1, false, false};
-  const at::suite_shape half{512, 1024, 1024, 1, false, false};
-  EXPECT_NEAR(at::shape_distance(a, twice), at::shape_distance(a, half), 1e-12);
-  EXPECT_EQ(at::shape_distance(a, a), 0.0);
-  const at::suite_shape transposed{1024, 1024, 1024, 1, true, false};
-  EXPECT_GT(at::shape_distance(a, transposed), at::shape_distance(a, twice));
 }
 
 }  // namespace

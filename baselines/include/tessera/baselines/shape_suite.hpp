@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
-namespace tessera::auto_tuner {
+#include <tessera/blas/gemm_defaults.hpp>
+
+namespace tessera::baselines {
 
 struct suite_shape {
   std::int64_t m = 1, n = 1, k = 1, batch = 1;
@@ -22,6 +24,8 @@ struct suite_shape {
   std::string transposes() const { return {trans_a ? 't' : 'n', trans_b ? 't' : 'n'}; }
   /// "1024x768x3072 nn" (", batch 8" when batched)
   std::string label() const;
+  /// The shape as the defaults table sees it (its distance: blas::shape_distance).
+  blas::gemm_problem_shape problem() const { return {m, n, k, batch, trans_a, trans_b}; }
 };
 
 /// The shapes of a suite file, one per transpose pair (a shape with "all" is four); throws
@@ -33,8 +37,4 @@ std::vector<suite_shape> read_shape_suite(const std::filesystem::path& path);
 /// The same from text (path names it in messages).
 std::vector<suite_shape> parse_shape_suite(const std::string& text, const std::string& path);
 
-/// How far apart two shapes are for warm-starting one from the other's leaders: the distance of
-/// (log m, log n, log k, log batch), plus one when the transposes differ.
-double shape_distance(const suite_shape& a, const suite_shape& b);
-
-}  // namespace tessera::auto_tuner
+}  // namespace tessera::baselines

@@ -1,4 +1,4 @@
-#include "shape_suite.hpp"
+#include <tessera/baselines/shape_suite.hpp>
 
 #include <tessera/runtime/error.hpp>
 
@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-namespace tessera::auto_tuner {
+namespace tessera::baselines {
 
 namespace {
 
@@ -117,11 +117,4 @@ std::vector<suite_shape> read_shape_suite(const std::filesystem::path& path) {
   return parse_shape_suite(text.str(), path.string());
 }
 
-double shape_distance(const suite_shape& a, const suite_shape& b) {
-  const auto d = [](std::int64_t x, std::int64_t y) { return std::log(double(x)) - std::log(double(y)); };
-  return std::sqrt(d(a.m, b.m) * d(a.m, b.m) + d(a.n, b.n) * d(a.n, b.n) + d(a.k, b.k) * d(a.k, b.k) +
-                   d(a.batch, b.batch) * d(a.batch, b.batch)) +
-         (a.transposes() == b.transposes() ? 0.0 : 1.0);
-}
-
-}  // namespace tessera::auto_tuner
+}  // namespace tessera::baselines
