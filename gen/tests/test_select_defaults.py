@@ -6,6 +6,7 @@ from pathlib import Path
 
 import defaults_table
 import plot_results
+import plot_shapes
 import select_defaults
 
 X = "local vw=4 cls=64 item=8x8 wg=16x16"
@@ -277,3 +278,27 @@ def test_plot_to_a_missing_folder_is_named_not_a_traceback(tmp_path, capsys):
     out = tmp_path / "missing" / "plot.png"
     assert plot_results.main([str(write_results(tmp_path, [a_win()])), "--output", str(out)]) == 1
     assert "missing/plot.png: its folder" in capsys.readouterr().err
+
+
+def shapes_document() -> dict:
+    def shape(label: str, tessera: float | None, clblast: float) -> dict:
+        return {"label": label, "m": 1, "n": 1, "k": 1, "batch": 1, "transposes": "nn", "weight": 1,
+                "results": {"tessera": {"status": "ok" if tessera else "wrong_result", "gflops": tessera},
+                            "CLBlast": {"status": "ok", "gflops": clblast}}}
+    return {"device": "a GPU", "shapes": [shape("1x1x1 nn", 10.0, 5.0), shape("2x2x2 nn", None, 4.0)],
+            "summary": {"CLBlast": {"geomean": 2.0, "min": 2.0}}}
+
+
+def test_plot_shapes_is_a_png_and_skips_failed_rows(tmp_path):
+    path = tmp_path / "shapes.json"
+    path.write_text(json.dumps(shapes_document()))
+    assert plot_shapes.ratios(shapes_document()) == {"CLBlast": [2.0, None]}
+    assert plot_shapes.main([str(path), str(tmp_path / "shapes.png")]) == 0
+    assert (tmp_path / "shapes.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_shapes_names_a_file_that_is_not_benchmark_output(tmp_path, capsys):
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"runs": []}))
+    assert plot_shapes.main([str(path), str(tmp_path / "x.png")]) == 1
+    assert "$.shapes: expected a list" in capsys.readouterr().err
