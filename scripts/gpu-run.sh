@@ -155,7 +155,7 @@ step_shapes-tune() {
   targets tune_all || return 1
   local start=$SECONDS
   # SIGTERM before the 10 minutes are up: what was tuned is saved, the last shape marked partial.
-  timeout -s TERM "${TESSERA_SHAPES_SECONDS:-420}" "$build/tools/auto_tuner/tune_all" --shapes "${shape_suites[@]}" \
+  timeout -s TERM "${TESSERA_SHAPES_SECONDS:-400}" "$build/tools/auto_tuner/tune_all" --shapes "${shape_suites[@]}" \
     --budget "${TESSERA_SHAPES_BUDGET:-10}" --reps 3 --rounds 5 --json "$out/shapes-tune.json"
   echo "tune_all --shapes: exit $?, $((SECONDS - start)) s"
   mkdir -p "$build/shapes"

@@ -3,6 +3,8 @@
 #include <tessera/runtime/context.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include <gmock/gmock.h>
@@ -207,6 +209,46 @@ TEST(GemmShapeDatabase, EntriesOfAnotherPrecisionServeOnlyTheirs) {
   table.insert(table.begin(), tuned("NVIDIA H200", "sm_90", 1024, 1024, 1024, 1, "nn", batched_tile, "tf32"));
   EXPECT_EQ(pick(table, h200_key, {1024, 1024, 1024}), text(mid_tile));
   EXPECT_EQ(pick(table, h200_key, {1024, 1024, 1024}, gpu_limits, "tf32"), text(batched_tile));
+}
+
+std::string defaults_file_error(const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("tessera_defaults_" + std::to_string(std::random_device{}()) + ".json");
+  std::ofstream(path) << text;
+  std::string message = "(no error)";
+  try {
+    blas::read_gemm_defaults_file(path.string());
+  } catch (const tessera::argument_error& e) {
+    message = e.what();
+  }
+  std::filesystem::remove(path);
+  return message;
+}
+
+TEST(GemmShapeDatabase, ADefaultsFileIsReadWithItsShapesAndBadOnesAreNamed) {
+  const std::string entry =
+      R"({"level": "name", "match": "X", "architecture": "sm_90", "element_bytes": 4, "transposes": "tn",
+          "problem": "large", "shape": {"m": 3, "n": 5, "k": 7, "batch": 2}, "precision": "default",
+          "configuration": "local item=4x4 wg=8x8", "origin": "o"})";
+  EXPECT_EQ(defaults_file_error(R"({"entries": [)" + entry + "]}"), "(no error)");
+  EXPECT_THAT(defaults_file_error(R"({"entries": [{"level": "nme"}]})"),
+              ::testing::HasSubstr("$.entries[0].level: expected one of name, architecture"));
+  EXPECT_THAT(defaults_file_error(R"({"entries": [{"level": "name", "match": "X", "element_bytes": 4, "transposes": "nn",
+      "problem": "any", "shape": {"m": 0, "n": 1, "k": 1, "batch": 1}, "configuration": "naive"}]})"),
+              ::testing::HasSubstr("$.entries[0].shape.m: expected a whole number"));
+  EXPECT_THAT(defaults_file_error(R"({"entries": [{"level": "name", "match": "X", "element_bytes": 4, "transposes": "nn",
+      "problem": "any", "configuration": "local wg=banana"}]})"),
+              ::testing::HasSubstr("$.entries[0].configuration"));
+  EXPECT_THAT(defaults_file_error("{\"entries\": [}"), ::testing::HasSubstr("malformed JSON"));
+  EXPECT_THAT(defaults_file_error("[]"), ::testing::HasSubstr("$.entries: expected a list"));
+  EXPECT_THAT([] {
+    try {
+      blas::read_gemm_defaults_file("/no/such/defaults.json");
+    } catch (const tessera::argument_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  }(), ::testing::HasSubstr("/no/such/defaults.json: cannot be read"));
 }
 
 // The property the lead's judging relies on: whatever the shape (random, odd, huge, empty-ish)
