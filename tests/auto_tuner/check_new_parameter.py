@@ -88,7 +88,7 @@ def check(args: argparse.Namespace) -> int:
         return 1
     run = subprocess.run([str(args.work / "group_rows")], capture_output=True, text=True)
     print(run.stdout, end="")
-    expected = ["field: 4", "vector_width=1 group_rows=4 batch=strided", "-DGROUP_ROWS=4",
+    expected = ["field: 4", " group_rows=4 batch=strided", "-DGROUP_ROWS=4",
                 "broken: local group_rows=3: group_rows_allowed", "broken: naive wg=8x8 group_rows=2: group_rows_applies"]
     for line in expected:
         if line not in run.stdout:
