@@ -1,7 +1,15 @@
 #!/usr/bin/env python3
-"""Renders configs/defaults/*.json (written by select_defaults.py) as TESSERA_GEMM_DEFAULT
-X-macro lines for the defaults table of tessera::blas::gemm. Run by the build; tuned
-entries come before the hand-written ones, so a tuned device uses its own winners."""
+"""Renders configs/defaults/*.json (written by select_defaults.py) as X-macro lines for the
+defaults table of tessera::blas::gemm (include/tessera/blas/gemm_defaults.hpp says how it is
+searched). Run by the build; tuned entries come before the hand-written ones, so a tuned device
+uses its own winners.
+
+An entry with a "shape" ({"m", "n", "k", "batch"}) is a tuned shape: TESSERA_GEMM_TUNED(match,
+architecture, element_bytes, transposes, m, n, k, batch, precision, configuration, origin); its
+level is "name", its "architecture" (optional) lets it serve every device of that architecture,
+its "precision" (optional, "default") is the arithmetic it was tuned for. An entry without one
+is a problem class: TESSERA_GEMM_DEFAULT(level, match, element_bytes, transposes, problem,
+configuration, origin)."""
 from __future__ import annotations
 
 import argparse
@@ -41,6 +49,28 @@ def check_entry(e: dict, where: str) -> None:
         if not isinstance(e.get(key), str):
             raise DefaultsError(f"{where}.{key}: expected a string")
         _quoted(e[key], f"{where}.{key}")
+    if "shape" in e:
+        check_shape_entry(e, where)
+
+
+def check_shape_entry(e: dict, where: str) -> None:
+    """The keys only a tuned shape has."""
+    shape = e["shape"]
+    if not isinstance(shape, dict):
+        raise DefaultsError(f"{where}.shape: expected an object {{m, n, k, batch}}")
+    for key in ("m", "n", "k", "batch"):
+        value = shape.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 2**31 - 1:
+            raise DefaultsError(f"{where}.shape.{key}: expected a whole number from 1 to 2147483647, got {value!r}")
+    if e["level"] != "name":
+        raise DefaultsError(f"{where}.level: a tuned shape matches its device by name, got {e['level']!r}")
+    if e["transposes"] == "any":
+        raise DefaultsError(f"{where}.transposes: a tuned shape has its own transposes (nn, nt, tn, tt)")
+    for key in ("architecture", "precision"):
+        if key in e:
+            if not isinstance(e[key], str) or not e[key]:
+                raise DefaultsError(f"{where}.{key}: expected a non-empty string")
+            _quoted(e[key], f"{where}.{key}")
 
 
 def render(files: list[Path]) -> str:
@@ -57,6 +87,14 @@ def render(files: list[Path]) -> str:
         for i, e in enumerate(entries):
             where = f"{path}: $.entries[{i}]"
             check_entry(e, where)
+            if "shape" in e:
+                shape = e["shape"]
+                lines.append(
+                    f"TESSERA_GEMM_TUNED({_quoted(e['match'], where)}, {_quoted(e.get('architecture', ''), where)}, "
+                    f"{e['element_bytes']}, {_quoted(e['transposes'], where)}, {shape['m']}, {shape['n']}, "
+                    f"{shape['k']}, {shape['batch']}, {_quoted(e.get('precision', 'default'), where)}, "
+                    f"{_quoted(e['configuration'], where)}, {_quoted(e['origin'], where)})")
+                continue
             lines.append(
                 f"TESSERA_GEMM_DEFAULT({e['level']}, {_quoted(e['match'], where)}, {e['element_bytes']}, "
                 f"{_quoted(e['transposes'], where)}, {_quoted(e['problem'], where)}, "

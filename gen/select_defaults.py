@@ -1,21 +1,26 @@
 #!/usr/bin/env python3
-"""Updates configs/defaults/<target>.json from tune_* results: per device, transposes and problem
-class, the configuration that beat tessera's current default in the same run. The build turns
-these files into entries of the defaults table that tessera::blas::gemm consults
-(gen/defaults_table.py).
+"""Updates configs/defaults/<target>.json from tune_* results: the shape database that
+tessera::blas::gemm consults (include/tessera/blas/gemm_defaults.hpp gives the selection rule;
+the build renders the file with gen/defaults_table.py).
 
-A configuration is written only when a run named it BEST: after the search, tune_* measures the
-finalists (the best few and the default) again, interleaved, and names BEST only a configuration
-whose median beats the default's by more than the spread of the measurements (checked again
-here from the recorded figures). Otherwise the entry already in the file is kept. Runs that were
+For each tuned shape (device, element type, transposes, m, n, k, batch) the file holds the
+configurations that beat tessera's current default at that shape in the same run, within a few
+percent (--within, 3%) of the fastest of them:
+  * first, the one of them that is within reach at the most tuned shapes of the device (so that
+    a few configurations serve the whole suite, and an untuned shape between two tuned ones is
+    served by a configuration good at both);
+  * then the shape's own fastest, when it is another (a runner-up the lookup takes where the
+    first does not fit the device).
+
+No regression: a configuration is written only when a run proved it faster than the default it
+replaces. After the search, tune_* measures the finalists (the best few and the default) again,
+interleaved; a finalist qualifies only when its median beats the default's by more than the
+spread of the measurements (checked here from the recorded figures; a BEST decision the figures
+do not support is an error), and not when it lost to the default in another run of the same
+shape. A shape where none qualifies keeps the entries the file has for it. Runs that were
 stopped (partial), written by an older tune_* without the finalists' re-measurement, or tuned
-with a fused epilogue are not used, and the script says so.
-
-Several results files may be given (e.g. runs at 4096^3 and 8192^3, and one at 256^3 batched);
-for each (device, transposes, problem class) the winners that lost to the default in none of
-that class's runs are scored by how close each comes to each run's best (geometric mean), and the
-best of them is written. Devices are matched by name, the most specific level of the table.
-Entries of the file for other devices, transposes or classes are kept as they are.
+with a fused epilogue are not used, and the script says so. Entries of the file for other
+shapes, devices, and the problem-class entries written before the shape database, are kept.
 """
 from __future__ import annotations
 
@@ -34,16 +39,17 @@ ELEMENT_BYTES = {"float": 4, "double": 8}
 
 
 def _entry_key(entry: dict) -> tuple:
+    shape = entry.get("shape") or {}
     return (entry.get("level"), entry.get("match"), entry.get("element_bytes"), entry.get("transposes"),
-            entry.get("problem"))
+            entry.get("problem") if not shape else "", shape.get("m", 0), shape.get("n", 0), shape.get("k", 0),
+            shape.get("batch", 0), entry.get("precision", "default"))
 
 
-def _winner(run: Run, where: str) -> str | None:
-    """The configuration the run proved faster than its default, or None. Raises ResultsError when
-    the recorded decision does not follow from the recorded figures."""
+def _check_decision(run: Run, where: str) -> None:
+    """Raises ResultsError when the recorded BEST does not follow from the recorded figures."""
     decision = run.decision
     if decision is None or decision.verdict != "best" or decision.best_configuration is None:
-        return None
+        return
     best = run.finalist(decision.best_configuration, "config")
     if best is None:
         raise ResultsError(f"{where}: decision.best_configuration {decision.best_configuration!r} is not a finalist")
@@ -52,7 +58,18 @@ def _winner(run: Run, where: str) -> str | None:
     if default is not None and not beats(best, default):
         raise ResultsError(f"{where}: BEST {best.configuration!r} does not beat the default by more than the spread "
                            f"({best.median_seconds:.4g} s against {default.median_seconds:.4g} s)")
-    return best.configuration
+
+
+def _qualified(run: Run, within: float) -> dict[str, float]:
+    """The finalists that beat the run's default by more than the spread and are within `within`
+    of the fastest of those: configuration -> fraction of that fastest (1.0 for it)."""
+    default = next((f for f in run.finalists if f.kind == "default"), None)
+    beating = [f for f in run.finalists if f.kind == "config" and (default is None or beats(f, default))]
+    if not beating:
+        return {}
+    fastest = min(f.median_seconds for f in beating)
+    return {f.configuration: fastest / f.median_seconds for f in beating
+            if f.median_seconds <= fastest * (1.0 + within)}
 
 
 def _lost_to_default(configuration: str, run: Run) -> bool:
@@ -69,43 +86,51 @@ def _lost_to_default(configuration: str, run: Run) -> bool:
     return measured is not None and measured.median_gflops < default_result.median_gflops
 
 
-def _entry(configuration: str, runs: list[tuple[ResultsFile, Run]]) -> dict:
-    """The defaults entry for configuration, described by its largest run that measured it."""
-    def measured(run: Run):
-        return next((r for r in run.ranked_configs() if r.name == configuration), None)
+def _entry(configuration: str, role: str, runs: list[tuple[ResultsFile, Run]]) -> dict:
+    """The defaults entry for configuration at the runs' shape, described by its fastest run."""
+    def finalist(run: Run):
+        return run.finalist(configuration, "config")
 
-    results, run = max(((res, run) for res, run in runs if measured(run)),
-                       key=lambda rr: (rr[1].m * rr[1].n * rr[1].k * rr[1].batch, measured(rr[1]).median_gflops))
-    winner = measured(run)
+    def searched(run: Run) -> float:
+        return next((r.median_gflops for r in run.ranked_configs() if r.name == configuration), 0.0)
+
+    results, run = max(((res, run) for res, run in runs if finalist(run)), key=lambda rr: searched(rr[1]))
+    mine = finalist(run)
+    gflops = searched(run)
     versus = []
-    default = run.default_result()
-    mine = run.finalist(configuration, "config")
-    default_final = run.finalist(default.configuration or "", "default") if default else None
-    if mine is not None and default_final is not None:
+    default_final = next((f for f in run.finalists if f.kind == "default"), None)
+    if default_final is not None:
         versus.append(f"{default_final.median_seconds / mine.median_seconds:.2f}x the default (re-measured)")
     baseline = run.best_baseline()
     if baseline:
-        versus.append(f"{winner.median_gflops / baseline.median_gflops:.2f}x {baseline.name}")
-    return {
+        versus.append(f"{gflops / baseline.median_gflops:.2f}x {baseline.name}")
+    entry = {
         "level": "name",
         "match": results.device["name"],
         "element_bytes": ELEMENT_BYTES.get(results.element_type, 0),
         "transposes": run.transposes,
         "problem": run.problem_class,
+        "shape": {"m": run.m, "n": run.n, "k": run.k, "batch": run.batch},
+        "precision": "default",
         "configuration": configuration,
-        "gflops": round(winner.median_gflops, 1),
-        "origin": (f"tuned {results.date[:10]} on {results.device['name']} at {run.size()}: "
-                   f"{winner.median_gflops:.0f} GFLOP/s" + "".join(", " + v for v in versus)),
+        "gflops": round(gflops, 1),
+        "origin": (f"tuned {results.date[:10]} on {results.device['name']} at {run.size()}: {role}, "
+                   f"{gflops:.0f} GFLOP/s" + "".join(", " + v for v in versus)),
     }
+    architecture = results.device.get("architecture") or ""
+    if architecture:
+        entry["architecture"] = architecture
+    return entry
 
 
-def select(results_files: list[ResultsFile], target: str, existing: dict | None = None) -> tuple[dict, list[str]]:
-    """The new defaults document and, for each group of runs (and each run not used), a line
+def select(results_files: list[ResultsFile], target: str, existing: dict | None = None,
+           within: float = 0.03) -> tuple[dict, list[str]]:
+    """The new defaults document and, for each tuned shape (and each run not used), a line
     saying what was decided and why."""
     notes: list[str] = []
     groups: dict[tuple, list[tuple[ResultsFile, Run]]] = {}
     for results in results_files:
-        for i, run in enumerate(results.runs):
+        for run in results.runs:
             where = f"{results.path.name} {run.transposes} {run.size()}"
             if run.partial:
                 notes.append(f"{where}: not used: the run was stopped before it was complete"
@@ -115,45 +140,61 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
             elif not run.ranked_configs():
                 notes.append(f"{where}: not used: no verified configuration")
             else:
-                key = (results.device["name"], results.element_type, run.transposes, run.problem_class)
+                _check_decision(run, f"{results.path}: {run.transposes} {run.size()}")
+                key = (results.device["name"], results.element_type, run.transposes, run.m, run.n, run.k, run.batch)
                 groups.setdefault(key, []).append((results, run))
+
+    # Per shape: the configurations that qualified in some run and lost to the default in none.
+    qualified: dict[tuple, dict[str, float]] = {}
+    for key, runs in groups.items():
+        fractions: dict[str, float] = {}
+        for _, run in runs:
+            for configuration, fraction in _qualified(run, within).items():
+                fractions[configuration] = max(fraction, fractions.get(configuration, 0.0))
+        qualified[key] = {c: f for c, f in fractions.items() if not any(_lost_to_default(c, run) for _, run in runs)}
+    # How many shapes of the device and element type each configuration serves within reach.
+    reach: dict[tuple, dict[str, int]] = {}
+    for key, fractions in qualified.items():
+        counts = reach.setdefault(key[:2], {})
+        for configuration in fractions:
+            counts[configuration] = counts.get(configuration, 0) + 1
+
     entries = {_entry_key(e): e for e in (existing or {}).get("entries", [])}
     for key in sorted(groups):
         runs = groups[key]
-        device, element_type, transposes, problem = key
-        what = f"{device} {transposes} {problem}"
-        winners = []
-        for results, run in runs:
-            won = _winner(run, f"{results.path}: {run.transposes} {run.size()}")
-            if won is not None and won not in winners:
-                winners.append(won)
-        eligible = [c for c in winners if not any(_lost_to_default(c, run) for _, run in runs)]
-        entry_key = ("name", device, ELEMENT_BYTES.get(element_type, 0), transposes, problem)
-        old = entries.get(entry_key)
-        if not eligible:
-            reasons = "; ".join(f"{run.size()}: {run.decision.reason}" for _, run in runs
-                                if run.decision.verdict != "best")
-            lost = [c for c in winners if c not in eligible]
+        device, element_type, transposes, m, n, k, batch = key
+        results, first_run = runs[0]
+        what = f"{device} {transposes} {first_run.size()}"
+        shape_prefix = ("name", device, ELEMENT_BYTES.get(element_type, 0), transposes, "", m, n, k, batch, "default")
+        old = [e for entry_key, e in entries.items() if entry_key == shape_prefix]
+        fractions = qualified[key]
+        if not fractions:
+            reasons = "; ".join(f"{run.size()}: {run.decision.reason}" for _, run in runs if run.decision.verdict != "best")
+            lost = [c for _, run in runs for c in _qualified(run, within) if c not in fractions]
             if lost:
-                reasons += ("; " if reasons else "") + f"{', '.join(lost)} lost to the default in another run"
-            kept = f"kept {old['configuration']}" if old else "no entry"
+                reasons += ("; " if reasons else "") + f"{', '.join(sorted(set(lost)))} lost to the default in another run"
+            kept = f"kept {old[0]['configuration']}" if old else "no entry"
             notes.append(f"{what}: {kept}: no configuration beat the default ({reasons})")
             continue
-        score = {}
-        for c in eligible:
-            fractions = [next(r.median_gflops for r in run.ranked_configs() if r.name == c) / run.ranked_configs()[0].median_gflops
-                         for _, run in runs if any(r.name == c for r in run.ranked_configs())]
-            score[c] = math.prod(fractions) ** (1.0 / len(fractions))
-        chosen = min(score, key=lambda c: (-score[c], c))
-        entry = _entry(chosen, runs)
-        if len(runs) > 1:
-            entry["origin"] += f" ({len(runs)} runs, {score[chosen]:.3f} of each run's best)"
-        if old is not None and old["configuration"] == chosen:
-            notes.append(f"{what}: kept {chosen}: it beat the default again ({entry['origin']})")
+        counts = reach[key[:2]]
+        shared = max(fractions, key=lambda c: (counts[c], fractions[c], c))
+        fastest = max(fractions, key=lambda c: (fractions[c], c))
+        written = [_entry(shared, f"serves {counts[shared]} tuned shape(s), {fractions[shared]:.3f} of this one's best", runs)]
+        if fastest != shared:
+            written.append(_entry(fastest, "runner-up: this shape's fastest", runs))
+        for entry_key in [entry_key for entry_key in entries if entry_key == shape_prefix]:
+            del entries[entry_key]
+        # Entries of one shape share a key: the list keeps their order (the shared one first).
+        entries[shape_prefix] = written[0]
+        if len(written) > 1:
+            entries[shape_prefix + ("runner-up",)] = written[1]
+        previous = [e["configuration"] for e in old]
+        if previous == [e["configuration"] for e in written][:len(previous)] and previous:
+            notes.append(f"{what}: kept {shared}: it beat the default again ({written[0]['origin']})")
         else:
-            notes.append(f"{what}: wrote {chosen}" + (f" in place of {old['configuration']}" if old else "")
-                         + f": it beat the default ({entry['origin']})")
-        entries[entry_key] = entry
+            notes.append(f"{what}: wrote {', then '.join(e['configuration'] for e in written)}"
+                         + (f" in place of {', '.join(previous)}" if previous else "")
+                         + f": it beat the default ({written[0]['origin']})")
     sources = sorted({*((existing or {}).get("sources", [])), *(r.path.name for r in results_files)})
     document = {"target": target, "generated_by": "gen/select_defaults.py", "sources": sources,
                 "entries": [entries[k] for k in sorted(entries, key=lambda k: tuple(str(x) for x in k))]}
@@ -179,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("results", type=Path, nargs="+", help="JSON written by tune_* --json")
     parser.add_argument("--target", required=True, help="name of the defaults file, e.g. nvidia_gpu")
     parser.add_argument("--output_dir", type=Path, default=Path(__file__).resolve().parent.parent / "configs" / "defaults")
+    parser.add_argument("--within", type=float, default=0.03,
+                        help="how far below a shape's best a configuration may be and still be written (0.03: 3%%)")
     args = parser.parse_args(argv)
     if not args.target or "/" in args.target or args.target.startswith("."):
         print(f"select_defaults: error: --target {args.target!r}: a plain file name is expected", file=sys.stderr)
@@ -191,7 +234,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise ResultsError(f"{results.path}: $.epilogue is {results.epilogue!r}: tuned with a fused epilogue, "
                                    "but the defaults table holds plain-GEMM configurations (tune without --epilogue)")
         existing = _read_existing(out)
-        document, notes = select(loaded, args.target, existing)
+        if not 0.0 <= args.within < 1.0:
+            raise ResultsError(f"--within {args.within}: expected a fraction from 0 to below 1")
+        document, notes = select(loaded, args.target, existing, args.within)
         for i, entry in enumerate(document["entries"]):
             check_entry(entry, f"{out}: $.entries[{i}]")
     except (ResultsError, DefaultsError) as e:

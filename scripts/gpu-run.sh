@@ -16,6 +16,14 @@
 #                     baseline row verified, and the CLBlast row within 15% of an independent
 #                     wall-clock timing of CLBlastSgemm + clFinish (clblast_wall_clock);
 #                     TESSERA_CHECK_SHAPES="MxNxK ..." for other shapes
+#   shapes-tune       tune_all --budget over the shipped tuning suites (configs/shapes/, all but
+#                     held_out.json and cpu.json; under 10 minutes with the build), then
+#                     select_defaults.py: shapes-tune.json (the run) and nvidia_gpu.json (the new
+#                     database, to commit as configs/defaults/nvidia_gpu.json) in $OUT
+#   shapes-bench      bench_gemm_shapes over every GPU suite and held_out.json: tessera with the
+#                     defaults (the shapes-tune database of this machine when there is one, else
+#                     the shipped ones; TESSERA_SHAPES_SHIPPED=1 forces those), CLBlast, OpenBLAS,
+#                     cuBLAS: shapes-bench.json and shapes-bench.png
 #
 # Every step leaves the same two files in $OUT: STEP.log (the build, the tests, the run's output and
 # a summary) and STEP.json (its results: Google Benchmark JSON or tune_* JSON); $OUT/device.txt
@@ -27,7 +35,7 @@ build=${TESSERA_GPU_BUILD:-/tmp/tessera-gpu-build}
 jobs=$(nproc)
 export TESSERA_DEVICE=${TESSERA_DEVICE:-gpu} TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-/tmp/tessera-gpu-cache}
 mkdir -p "$out"
-usage() { grep '^#' "$0" | sed -n '2,22p'; exit 2; }
+usage() { grep '^#' "$0" | sed -n '2,32p'; exit 2; }
 [ $# -gt 0 ] || usage
 [ $# -le 3 ] || { echo "gpu-run: at most three steps per call (8 files come back)"; exit 2; }
 
@@ -141,6 +149,34 @@ EOF
   return $failed
 }
 
+shape_suites=(configs/shapes/square.json configs/shapes/transformer.json configs/shapes/convolution.json
+              configs/shapes/tall_skinny.json configs/shapes/batched_small.json)
+shapes_database=$build/shapes/nvidia_gpu.json
+step_shapes-tune() {
+  targets tune_all || return 1
+  local start=$SECONDS
+  # SIGTERM before the 10 minutes are up: what was tuned is saved, the last shape marked partial.
+  timeout -s TERM "${TESSERA_SHAPES_SECONDS:-400}" "$build/tools/auto_tuner/tune_all" --shapes "${shape_suites[@]}" \
+    --budget "${TESSERA_SHAPES_BUDGET:-10}" --reps 3 --rounds 5 --json "$out/shapes-tune.json"
+  echo "tune_all --shapes: exit $?, $((SECONDS - start)) s"
+  mkdir -p "$build/shapes"
+  cp configs/defaults/nvidia_gpu.json "$shapes_database"
+  python3 gen/select_defaults.py "$out/shapes-tune.json" --target nvidia_gpu --output_dir "$build/shapes" || return 1
+  cp "$shapes_database" "$out/nvidia_gpu.json"
+  echo "tuning and selection: $((SECONDS - start)) s"
+}
+step_shapes-bench() {
+  targets bench_gemm_shapes || return 1
+  local database=
+  [ -f "$shapes_database" ] && [ -z "${TESSERA_SHAPES_SHIPPED:-}" ] && database=$shapes_database
+  echo "defaults: ${database:-the shipped configs/defaults/nvidia_gpu.json}"
+  TESSERA_GEMM_DEFAULTS=$database timeout 560 "$build/benchmark/gemm/bench_gemm_shapes" \
+    --shapes "${shape_suites[@]}" configs/shapes/held_out.json --reps 5 --json "$out/shapes-bench.json"
+  local status=$?
+  python3 gen/plot_shapes.py "$out/shapes-bench.json" "$out/shapes-bench.png"
+  return $status
+}
+
 for step in "$@"; do
   declare -F "step_$step" >/dev/null || { echo "gpu-run: unknown step '$step'"; usage; }
 done
@@ -159,7 +195,7 @@ for step in "$@"; do
   status=$?
   {
     echo "== $step: exit $status, $((SECONDS - start)) s"
-    grep -E "tests passed|FAILED|Failed|^== |BEST|DEFAULT KEPT|PASS|FAIL|exit [0-9]|error:" "$out/$step.log" | cut -c1-240 | head -40
+    grep -E "tests passed|FAILED|Failed|^== |BEST|DEFAULT KEPT|PASS|FAIL|exit [0-9]|error:|geometric mean|: [0-9]+ s$" "$out/$step.log" | cut -c1-240 | tail -60
   } | tee -a "$out/$step.log"
   [ $status -eq 0 ] || failures=$((failures + 1))
 done

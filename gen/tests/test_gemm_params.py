@@ -146,13 +146,13 @@ def test_unreadable_text_is_named():
 # ---- the table file's grammar --------------------------------------------------------------
 
 @pytest.mark.parametrize("line, error", [
-    ('TESSERA_GEMM_INT(split_k, 1, 1, "local", "1 2 4", "meaning"', "not an entry of the grammar"),
-    ('TESSERA_GEMM_INT(split_k, 1, 1, "lokal", "1 2 4", "meaning")', "families are 'all' or names of families"),
-    ('TESSERA_GEMM_INT(split_k, 1, 1, "local", "1 to 4", "meaning")', "allowed values are 'v v v' or '>= n'"),
+    ('TESSERA_GEMM_INT(group_rows, 1, 1, "local", "1 2 4", "meaning"', "not an entry of the grammar"),
+    ('TESSERA_GEMM_INT(group_rows, 1, 1, "lokal", "1 2 4", "meaning")', "families are 'all' or names of families"),
+    ('TESSERA_GEMM_INT(group_rows, 1, 1, "local", "1 to 4", "meaning")', "allowed values are 'v v v' or '>= n'"),
     ('TESSERA_GEMM_INT(vector_width, 1, 1, "local", "1 2 4", "meaning")', "'vector_width' is defined twice"),
-    ('TESSERA_GEMM_INT(split_k, 1, 2, "all", "1 2 4", "meaning")', "a parameter of every family has unused = default"),
+    ('TESSERA_GEMM_INT(group_rows, 1, 2, "all", "1 2 4", "meaning")', "a parameter of every family has unused = default"),
     ('TESSERA_GEMM_CHOICE(order, gemm_order, row, column, "all", "meaning", row, col)', "the default and unused"),
-    ('TESSERA_GEMM_FORMER_KEY(sk, split_k)', "former key 'sk' names 'split_k', which is not a parameter"),
+    ('TESSERA_GEMM_FORMER_KEY(gr, group_rows)', "former key 'gr' names 'group_rows', which is not a parameter"),
 ])
 def test_a_table_line_outside_the_grammar_is_named(tmp_path, line, error):
     path = tmp_path / "gemm_params.def"
@@ -164,38 +164,38 @@ def test_a_table_line_outside_the_grammar_is_named(tmp_path, line, error):
 
 # ---- adding a parameter: its table line is all the generator needs --------------------------
 
-SPLIT_K = 'TESSERA_GEMM_INT(split_k, 1, 1, "local", "1 2 4 8", "work-groups that share one output tile along K")'
+GROUP_ROWS = 'TESSERA_GEMM_INT(group_rows, 1, 1, "local", "1 2 4 8", "work-groups along M that run next to each other (tile rasterization for L2 reuse)")'
 
 
 def test_adding_a_parameter_takes_its_table_line_alone(tmp_path):
-    """issue 12's split-K as it would be added: one line in gemm_params.def (plus the kernel,
+    """A hypothetical group_rows (tile rasterization) as it would be added: one line in gemm_params.def (plus the kernel,
     and gemm_rules.def for constraints). Everything the generator derives follows."""
     path = tmp_path / "gemm_params.def"
     anchor = "TESSERA_GEMM_CHOICE(batch,"
-    path.write_text(PARAMS_FILE.read_text().replace(anchor, SPLIT_K + "\n" + anchor))
+    path.write_text(PARAMS_FILE.read_text().replace(anchor, GROUP_ROWS + "\n" + anchor))
     table = load_param_table(path)
     config_class = table.config_class()
     local = config_class.make("local")
-    assert local.split_k == 1 and " split_k=1 " in local.text()
-    assert config_class.from_text("local split_k=4").split_k == 4
-    assert "split_k" not in config_class.make("naive").text()  # where it does not apply, it is left out
-    assert ".split_k = 1" in local.initializer()
-    assert local.rule_inputs(4, LIMITS)["split_k"] == 1
-    schema = table.json_schema()["$defs"]["entry"]["properties"]["split_k"]
+    assert local.group_rows == 1 and " group_rows=1 " in local.text()
+    assert config_class.from_text("local group_rows=4").group_rows == 4
+    assert "group_rows" not in config_class.make("naive").text()  # where it does not apply, it is left out
+    assert ".group_rows = 1" in local.initializer()
+    assert local.rule_inputs(4, LIMITS)["group_rows"] == 1
+    schema = table.json_schema()["$defs"]["entry"]["properties"]["group_rows"]
     assert schema["items"] == {"type": "integer", "enum": [1, 2, 4, 8]}
     rules = load_rule_table(RULES_FILE, params=table)
-    assert [r.name for r in rules.violations(config_class.make("local", split_k=3).rule_inputs(4, LIMITS))] == [
-        "split_k_allowed"]
-    assert [r.name for r in rules.violations(config_class.make("naive", split_k=2).rule_inputs(4, LIMITS))] == [
-        "split_k_applies"]
-    document = {"configurations": [{"family": ["local"], "split_k": [1, 2, 4], "vector_width": [4]}]}
+    assert [r.name for r in rules.violations(config_class.make("local", group_rows=3).rule_inputs(4, LIMITS))] == [
+        "group_rows_allowed"]
+    assert [r.name for r in rules.violations(config_class.make("naive", group_rows=2).rule_inputs(4, LIMITS))] == [
+        "group_rows_applies"]
+    document = {"configurations": [{"family": ["local"], "group_rows": [1, 2, 4], "vector_width": [4]}]}
     expansion = expand(document, table, rules, LIMITS, "target.json")
-    assert [c.split_k for c in expansion.configs] == [1, 2, 4]
+    assert [c.group_rows for c in expansion.configs] == [1, 2, 4]
 
 
 def test_the_walk_through_and_the_cpp_demonstration_use_the_same_line():
-    assert SPLIT_K in (REPO / "tools" / "auto_tuner" / "README.md").read_text()
-    assert SPLIT_K in (REPO / "tests" / "auto_tuner" / "check_new_parameter.py").read_text()
+    assert GROUP_ROWS in (REPO / "tools" / "auto_tuner" / "README.md").read_text()
+    assert GROUP_ROWS in (REPO / "tests" / "auto_tuner" / "check_new_parameter.py").read_text()
 
 
 def test_pair_values_are_written_rows_x_columns():

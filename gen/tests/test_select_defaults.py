@@ -6,6 +6,7 @@ from pathlib import Path
 
 import defaults_table
 import plot_results
+import plot_shapes
 import select_defaults
 
 X = "local vw=4 cls=64 item=8x8 wg=16x16"
@@ -83,6 +84,8 @@ def test_a_configuration_that_beat_the_default_is_written(tmp_path):
     [entry] = entries(tmp_path)
     assert entry["configuration"] == X
     assert entry["level"] == "name" and entry["match"] == "NVIDIA H200" and entry["element_bytes"] == 4
+    assert entry["shape"] == {"m": 4096, "n": 4096, "k": 4096, "batch": 1} and entry["transposes"] == "nn"
+    assert entry["architecture"] == "sm_90" and entry["precision"] == "default"
     assert "1.80x the default (re-measured)" in entry["origin"] and "1.50x CLBlast" in entry["origin"]
 
 
@@ -90,7 +93,7 @@ def test_a_best_slower_than_the_default_writes_no_regression(tmp_path, capsys):
     assert select(tmp_path, write_results(tmp_path, [a_loss()])) == 0
     assert not (tmp_path / "d" / "nvidia_gpu.json").exists()
     out = capsys.readouterr().out
-    assert "NVIDIA H200 nn large: no entry: no configuration beat the default" in out
+    assert "NVIDIA H200 nn 4096x4096x4096: no entry: no configuration beat the default" in out
     assert "not faster than the default by more than the spread" in out
 
 
@@ -112,9 +115,9 @@ def test_a_decision_the_figures_do_not_support_is_refused(tmp_path, capsys):
 
 
 def test_a_winner_that_lost_to_the_default_in_another_run_is_not_written(tmp_path, capsys):
-    lost_at_8192 = a_loss()
-    lost_at_8192.update(m=8192, n=8192, k=8192)
-    assert select(tmp_path, write_results(tmp_path, [a_win(), lost_at_8192])) == 0
+    won = write_results(tmp_path, [a_win()], name="won.json")
+    lost = write_results(tmp_path, [a_loss()], name="lost.json")
+    assert select(tmp_path, won, lost) == 0
     assert not (tmp_path / "d" / "nvidia_gpu.json").exists()
     assert "lost to the default in another run" in capsys.readouterr().out
 
@@ -128,19 +131,29 @@ def test_the_better_of_two_runs_is_kept(tmp_path):
     assert json.loads((tmp_path / "d" / "nvidia_gpu.json").read_text())["sources"] == ["a.json", "b.json"]
 
 
-def test_runs_of_different_sizes_compare_by_fraction_of_their_best(tmp_path):
-    # X leads at 4096 and is within 4% at 8192; Y wins 8192 only. Raw GFLOP/s would pick Y
-    # (8192 runs faster); over both sizes X is the better default. Both beat the default.
+def test_a_configuration_that_serves_many_shapes_comes_first(tmp_path):
+    # X leads at 4096 and is within 2% at 8192; Y wins 8192 only. Both beat the default. At 8192
+    # X, which serves both tuned shapes, is written first and Y, the shape's fastest, after it.
     at_4096 = run({X: 1000.0, Y: 900.0}, 500.0,
                   [finalist(X, "config", 1.0e-3, 1e-6), finalist(Y, "config", 1.1e-3, 1e-6),
                    finalist(DEFAULT, "default", 2.0e-3, 1e-6)], "best", X)
-    at_8192 = run({X: 1150.0, Y: 1200.0}, 500.0,
-                  [finalist(Y, "config", 1.0e-3, 1e-6), finalist(X, "config", 1.04e-3, 1e-6),
+    at_8192 = run({X: 1180.0, Y: 1200.0}, 500.0,
+                  [finalist(Y, "config", 1.0e-3, 1e-6), finalist(X, "config", 1.02e-3, 1e-6),
                    finalist(DEFAULT, "default", 2.0e-3, 1e-6)], "best", Y, size=8192)
     assert select(tmp_path, write_results(tmp_path, [at_4096, at_8192])) == 0
-    [entry] = entries(tmp_path)
-    assert entry["configuration"] == X
-    assert entry["gflops"] == 1150.0 and "8192x8192x8192" in entry["origin"] and "2 runs" in entry["origin"]
+    written = [(e["shape"]["m"], e["configuration"]) for e in entries(tmp_path)]
+    assert written == [(4096, X), (8192, X), (8192, Y)]
+    assert "serves 2 tuned shape(s)" in entries(tmp_path)[1]["origin"]
+    assert "runner-up" in entries(tmp_path)[2]["origin"]
+
+
+def test_a_configuration_beyond_the_margin_is_not_written(tmp_path):
+    # Y beats the default but is 10% behind X: only X is written (--within 3%).
+    at_4096 = run({X: 1000.0, Y: 900.0}, 500.0,
+                  [finalist(X, "config", 1.0e-3, 1e-6), finalist(Y, "config", 1.1e-3, 1e-6),
+                   finalist(DEFAULT, "default", 2.0e-3, 1e-6)], "best", X)
+    assert select(tmp_path, write_results(tmp_path, [at_4096])) == 0
+    assert [e["configuration"] for e in entries(tmp_path)] == [X]
 
 
 def test_entries_for_other_groups_are_kept(tmp_path):
@@ -221,10 +234,30 @@ def test_defaults_table_renders_x_macro_lines(tmp_path):
     select(tmp_path, write_results(tmp_path, [a_win()]))
     out = tmp_path / "table.def"
     assert defaults_table.main([str(out), str(tmp_path / "d" / "nvidia_gpu.json")]) == 0
-    lines = [line for line in out.read_text().splitlines() if line.startswith("TESSERA_GEMM_DEFAULT")]
-    assert lines == [f'TESSERA_GEMM_DEFAULT(name, "NVIDIA H200", 4, "nn", "large", "{X}", '
-                     '"tuned 2026-11-22 on NVIDIA H200 at 4096x4096x4096: 900 GFLOP/s, 1.80x the default '
-                     '(re-measured), 1.50x CLBlast")']
+    lines = [line for line in out.read_text().splitlines() if line.startswith("TESSERA_GEMM_")]
+    assert lines == [f'TESSERA_GEMM_TUNED("NVIDIA H200", "sm_90", 4, "nn", 4096, 4096, 4096, 1, "default", "{X}", '
+                     '"tuned 2026-11-22 on NVIDIA H200 at 4096x4096x4096: serves 1 tuned shape(s), 1.000 of this '
+                     'one\'s best, 900 GFLOP/s, 1.80x the default (re-measured), 1.50x CLBlast")']
+
+
+def test_defaults_table_renders_a_problem_class_entry(tmp_path):
+    path = tmp_path / "classes.json"
+    path.write_text(json.dumps({"entries": [{"level": "vendor", "match": "nvidia", "element_bytes": 4,
+                                              "transposes": "any", "problem": "large", "configuration": X,
+                                              "origin": "hand"}]}))
+    out = tmp_path / "table.def"
+    assert defaults_table.main([str(out), str(path)]) == 0
+    assert f'TESSERA_GEMM_DEFAULT(vendor, "nvidia", 4, "any", "large", "{X}", "hand")' in out.read_text()
+
+
+def test_defaults_table_rejects_a_bad_shape(tmp_path, capsys):
+    select(tmp_path, write_results(tmp_path, [a_win()]))
+    path = tmp_path / "d" / "nvidia_gpu.json"
+    document = json.loads(path.read_text())
+    document["entries"][0]["shape"]["k"] = 0
+    path.write_text(json.dumps(document))
+    assert defaults_table.main([str(tmp_path / "table.def"), str(path)]) == 1
+    assert "$.entries[0].shape.k: expected a whole number" in capsys.readouterr().err
 
 
 def test_defaults_table_rejects_a_bad_level(tmp_path, capsys):
@@ -245,3 +278,27 @@ def test_plot_to_a_missing_folder_is_named_not_a_traceback(tmp_path, capsys):
     out = tmp_path / "missing" / "plot.png"
     assert plot_results.main([str(write_results(tmp_path, [a_win()])), "--output", str(out)]) == 1
     assert "missing/plot.png: its folder" in capsys.readouterr().err
+
+
+def shapes_document() -> dict:
+    def shape(label: str, tessera: float | None, clblast: float) -> dict:
+        return {"label": label, "m": 1, "n": 1, "k": 1, "batch": 1, "transposes": "nn", "weight": 1,
+                "results": {"tessera": {"status": "ok" if tessera else "wrong_result", "gflops": tessera},
+                            "CLBlast": {"status": "ok", "gflops": clblast}}}
+    return {"device": "a GPU", "shapes": [shape("1x1x1 nn", 10.0, 5.0), shape("2x2x2 nn", None, 4.0)],
+            "summary": {"CLBlast": {"geomean": 2.0, "min": 2.0}}}
+
+
+def test_plot_shapes_is_a_png_and_skips_failed_rows(tmp_path):
+    path = tmp_path / "shapes.json"
+    path.write_text(json.dumps(shapes_document()))
+    assert plot_shapes.ratios(shapes_document()) == {"CLBlast": [2.0, None]}
+    assert plot_shapes.main([str(path), str(tmp_path / "shapes.png")]) == 0
+    assert (tmp_path / "shapes.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_shapes_names_a_file_that_is_not_benchmark_output(tmp_path, capsys):
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"runs": []}))
+    assert plot_shapes.main([str(path), str(tmp_path / "x.png")]) == 1
+    assert "$.shapes: expected a list" in capsys.readouterr().err

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -166,19 +167,25 @@ std::string program_source(gemm_family family, std::string_view epilogue_source 
   return source;
 }
 
+// The program's main kernel, or (split-K) the kernel that sums the partial tiles.
+enum class gemm_kernel_role { main, split_k_reduce };
+
 template <typename T>
 std::shared_ptr<runtime::kernel> get_kernel(const runtime::context& ctx, const gemm_params& p,
-                                            const gemm_arguments<T>& args, const detail::gemm_epilogue* epilogue) {
+                                            const gemm_arguments<T>& args, const detail::gemm_epilogue* epilogue,
+                                            gemm_kernel_role role = gemm_kernel_role::main) {
   // The epilogue's source is part of the key: options alone name the plain kernels.
   const std::string options = kernel_options(p, args);
-  const std::string key = epilogue != nullptr ? options + std::string(epilogue->source) : options;
+  std::string key = epilogue != nullptr ? options + std::string(epilogue->source) : options;
+  if (role == gemm_kernel_role::split_k_reduce) key += "\n#split_k_reduce";
   return kernels.get(ctx, key, [&] {
     const gemm_family family = p.family;
     const std::string source = program_source(family, epilogue != nullptr ? epilogue->source : std::string_view{});
     const std::string name = epilogue != nullptr
                                  ? fmt::format("gemm {} ({}) + {}", to_string(family), to_string(p), epilogue->name)
                                  : fmt::format("gemm {} ({})", to_string(family), to_string(p));
-    return ctx.programs().get(name, source, options)->make_kernel("tessera_gemm");
+    return ctx.programs().get(name, source, options)->make_kernel(
+        role == gemm_kernel_role::main ? "tessera_gemm" : "tessera_gemm_split_k_reduce");
   });
 }
 
@@ -187,8 +194,12 @@ const runtime::context& context_of(const gemm_arguments<T>& args) {
   return args.c != nullptr && args.c->owner() != nullptr ? *args.c->owner() : runtime::context::get();
 }
 
+// Split-K's partial tiles take batch x split_k x m x n elements of workspace; past this (or the
+// device's largest allocation) the call runs unsplit: a split that large has output tiles enough.
+constexpr std::int64_t max_split_k_workspace_bytes = std::int64_t(256) << 20;
+
 template <typename T>
-cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_arguments<T>& args,
+cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T>& args,
               const detail::gemm_epilogue* epilogue = nullptr) {
   const std::int64_t batch = args.batch_count;
   if (args.m == 0 || args.n == 0 || batch == 0) {
@@ -204,6 +215,13 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
     throw unsupported_error(fmt::format("tessera::blas::gemm: configuration '{}' does not fit {} for {}:{}",
                                         to_string(p), ctx.device().name, type_name<T>(), why));
   }
+  // Split-K's workspace holds a chunk of batch entries (see the launches below) at a time.
+  const std::int64_t split_chunk = std::min<std::int64_t>(batch, 65535 / std::max(p.split_k, 1));
+  const std::int64_t workspace_bytes = split_chunk * p.split_k * args.m * args.n * std::int64_t(sizeof(T));
+  if (p.split_k > 1 && (workspace_bytes > max_split_k_workspace_bytes ||
+                        (ctx.device().max_allocation_bytes > 0 &&
+                         workspace_bytes > static_cast<std::int64_t>(ctx.device().max_allocation_bytes))))
+    p.split_k = 1;
   const auto built = get_kernel(ctx, p, args, epilogue);
   const gemm_rule_values d = derive(p, sizeof(T));
   if (static_cast<std::int64_t>(built->max_work_group_size()) < d.work_group_size)
@@ -222,8 +240,24 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
   range.local = {static_cast<std::size_t>(p.wg_rows), static_cast<std::size_t>(p.wg_cols),
                  static_cast<std::size_t>(p.wg_batch)};
 
-  // Launches of at most 65535 work-groups along the batch (the grid limit of some devices).
-  const std::int64_t chunk = 65535 * static_cast<std::int64_t>(p.wg_batch);
+  // Launches of at most 65535 work-groups along the batch (the grid limit of some devices);
+  // split-K's slices share that dimension.
+  const int split = p.split_k;
+  const std::int64_t chunk = split > 1 ? split_chunk : 65535 * static_cast<std::int64_t>(p.wg_batch);
+  std::optional<device_buffer> workspace;
+  std::shared_ptr<runtime::kernel> reduce;
+  runtime::launch_range reduce_range;
+  if (split > 1) {
+    workspace.emplace(ctx, static_cast<std::size_t>(workspace_bytes));
+    reduce = get_kernel(ctx, p, args, epilogue, gemm_kernel_role::split_k_reduce);
+    // Work-items along M read and write neighbouring elements (coalesced).
+    const std::size_t reduce_rows = 64, reduce_cols = 4;
+    reduce_range.dimensions = 3;
+    reduce_range.global[0] = static_cast<std::size_t>((args.m + reduce_rows - 1) / reduce_rows * reduce_rows);
+    reduce_range.global[1] = static_cast<std::size_t>((args.n + reduce_cols - 1) / reduce_cols * reduce_cols);
+    reduce_range.local = {reduce_rows, reduce_cols, 1};
+    if (reduce->max_work_group_size() < reduce_rows * reduce_cols) reduce_range.local = {0, 0, 0};
+  }
   const int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k);
   const int lda = static_cast<int>(args.lda), ldb = static_cast<int>(args.ldb), ldc = static_cast<int>(args.ldc);
   // A and B are not read when k == 0 and may be absent: C stands in for them.
@@ -232,7 +266,7 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
   cl::Event event;
   for (std::int64_t first = 0; first < batch; first += chunk) {
     const std::int64_t count = std::min(chunk, batch - first);
-    range.global[2] = static_cast<std::size_t>((count + p.wg_batch - 1) / p.wg_batch * p.wg_batch);
+    range.global[2] = static_cast<std::size_t>((count + p.wg_batch - 1) / p.wg_batch * p.wg_batch * split);
     const auto offset = [first](std::size_t base, std::int64_t stride) {
       return static_cast<cl_ulong>(base + static_cast<std::size_t>(first * stride));
     };
@@ -244,8 +278,15 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
         args.beta, args.c->handle(), offset(args.c_offset, args.stride_c), ldc,
         static_cast<cl_ulong>(args.stride_c), static_cast<int>(count)};
     if (epilogue != nullptr) arguments.insert(arguments.end(), epilogue->arguments.begin(), epilogue->arguments.end());
+    if (split > 1) arguments.emplace_back(workspace->handle());
     event = built->launch(ctx, range, arguments);
     ++launches;
+    if (split > 1) {
+      // The in-order queue runs the sum after every partial tile is written.
+      reduce_range.global[2] = static_cast<std::size_t>(count);
+      event = reduce->launch(ctx, reduce_range, arguments);
+      ++launches;
+    }
   }
   return event;
 }
@@ -296,10 +337,9 @@ TESSERA_INSTANTIATE_GEMM_EPILOGUE(double)
 
 template <device_scalar T>
 gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::context& ctx) {
-  const auto problem = classify_problem(args.m, args.n, args.k, args.batch_count);
-  return choose_default(ctx.device(), sizeof(T), args.trans_a == transpose::trans, args.trans_b == transpose::trans,
-                        problem)
-      .params;
+  const gemm_problem_shape shape{args.m, args.n, args.k, args.batch_count, args.trans_a == transpose::trans,
+                                 args.trans_b == transpose::trans};
+  return choose_default(ctx.device(), sizeof(T), shape).params;
 }
 
 template <device_scalar T>

@@ -3,8 +3,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace tessera::blas {
 
@@ -104,19 +110,189 @@ gemm_limits device_limits(const runtime::device_info& device) {
   return {static_cast<std::int64_t>(device.local_memory_bytes), static_cast<std::int64_t>(device.max_work_group_size)};
 }
 
+double shape_distance(const gemm_problem_shape& call, const gemm_problem_shape& tuned) {
+  const auto log_ratio = [](std::int64_t x, std::int64_t y) {
+    return std::log(double(std::max<std::int64_t>(x, 1))) - std::log(double(std::max<std::int64_t>(y, 1)));
+  };
+  const double dm = log_ratio(call.m, tuned.m), dn = log_ratio(call.n, tuned.n);
+  const double dk = 0.5 * log_ratio(call.k, tuned.k), db = log_ratio(call.batch, tuned.batch);
+  const bool same_transposes = call.trans_a == tuned.trans_a && call.trans_b == tuned.trans_b;
+  return std::sqrt(dm * dm + dn * dn + dk * dk + db * db) + (same_transposes ? 0.0 : 1.0);
+}
+
+namespace {
+
+[[noreturn]] void bad_defaults(const std::string& where, const std::string& what) {
+  throw argument_error(fmt::format("tessera::blas defaults file {}: {}", where, what));
+}
+
+gemm_default_entry entry_from_json(const nlohmann::json& e, const std::string& where) {
+  if (!e.is_object()) bad_defaults(where, "expected an object");
+  const auto text = [&](const char* key, bool required, std::string fallback) {
+    if (!e.contains(key)) {
+      if (required) bad_defaults(where, fmt::format("missing key '{}'", key));
+      return fallback;
+    }
+    if (!e[key].is_string()) bad_defaults(fmt::format("{}.{}", where, key), "expected a string");
+    return e[key].get<std::string>();
+  };
+  const auto one_of = [&](const char* key, std::initializer_list<std::string_view> allowed) {
+    std::string value = text(key, true, "");
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+      bad_defaults(fmt::format("{}.{}", where, key), fmt::format("expected one of {}, got '{}'", fmt::join(allowed, ", "), value));
+    return value;
+  };
+  gemm_default_entry entry;
+  entry.level = parse_level(one_of("level", {"name", "architecture", "vendor", "type", "any"}));
+  entry.match = text("match", true, "");
+  if (!e.contains("element_bytes") || !e["element_bytes"].is_number_integer() ||
+      (e["element_bytes"] != 0 && e["element_bytes"] != 4 && e["element_bytes"] != 8))
+    bad_defaults(where + ".element_bytes", "expected 0, 4 or 8");
+  entry.element_bytes = e["element_bytes"].get<int>();
+  entry.transposes = one_of("transposes", {"nn", "nt", "tn", "tt", "any"});
+  entry.problem = one_of("problem", {"small", "medium", "large", "batched", "any"});
+  try {
+    entry.params = parse_gemm_params(text("configuration", true, ""));
+  } catch (const error& x) {
+    bad_defaults(where + ".configuration", x.what());
+  }
+  entry.origin = text("origin", false, "");
+  entry.architecture = text("architecture", false, "");
+  entry.precision = text("precision", false, "default");
+  if (e.contains("shape")) {
+    const auto& s = e["shape"];
+    gemm_problem_shape shape;
+    std::int64_t* sizes[] = {&shape.m, &shape.n, &shape.k, &shape.batch};
+    const char* names[] = {"m", "n", "k", "batch"};
+    for (int i = 0; i < 4; ++i) {
+      if (!s.is_object() || !s.contains(names[i]) || !s[names[i]].is_number_integer() || s[names[i]].get<std::int64_t>() < 1)
+        bad_defaults(fmt::format("{}.shape.{}", where, names[i]), "expected a whole number of at least 1");
+      *sizes[i] = s[names[i]].get<std::int64_t>();
+    }
+    shape.trans_a = entry.transposes[0] == 't', shape.trans_b = entry.transposes[1] == 't';
+    entry.shape = shape;
+  }
+  return entry;
+}
+
+}  // namespace
+
+std::vector<gemm_default_entry> read_gemm_defaults_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) bad_defaults(path, "cannot be read (no such file, or not readable)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    bad_defaults(path, fmt::format("malformed JSON: {}", e.what()));
+  }
+  if (!doc.is_object() || !doc.contains("entries") || !doc["entries"].is_array())
+    bad_defaults(path + ": $.entries", "expected a list (is this a defaults file?)");
+  std::vector<gemm_default_entry> out;
+  for (std::size_t i = 0; i < doc["entries"].size(); ++i)
+    out.push_back(entry_from_json(doc["entries"][i], fmt::format("{}: $.entries[{}]", path, i)));
+  return out;
+}
+
 const std::vector<gemm_default_entry>& gemm_defaults_table() {
   static const std::vector<gemm_default_entry> table = [] {
     std::vector<gemm_default_entry> t;
+    // A database of the user's first: it is the most recent tuning of this very device.
+    if (const char* files = std::getenv("TESSERA_GEMM_DEFAULTS"); files != nullptr && *files != '\0') {
+      std::istringstream list(files);
+      for (std::string path; std::getline(list, path, ':');)
+        if (!path.empty())
+          for (auto& e : read_gemm_defaults_file(path)) t.push_back(std::move(e));
+    }
+#define TESSERA_GEMM_TUNED(match, architecture, element_bytes, transposes, m, n, k, batch, precision, config, origin) \
+  t.push_back({gemm_match_level::name, match, element_bytes, transposes,                                               \
+               std::string(to_string(classify_problem(m, n, k, batch))), parse_gemm_params(config), origin,            \
+               gemm_problem_shape{m, n, k, batch, (transposes)[0] == 't', (transposes)[1] == 't'}, architecture,       \
+               precision});
 #define TESSERA_GEMM_DEFAULT(level, match, element_bytes, transposes, problem, config, origin) \
-  t.push_back({parse_level(#level), match, element_bytes, transposes, problem, parse_gemm_params(config), origin});
+  t.push_back({parse_level(#level), match, element_bytes, transposes, problem, parse_gemm_params(config), origin, \
+               std::nullopt, "", "default"});
 // Tuned winners (configs/defaults/*.json, rendered by gen/defaults_table.py at build time)
 // come first: they match by device name, the most specific level.
 #include "gemm_tuned_defaults.def"
 #include "gemm_defaults.def"
 #undef TESSERA_GEMM_DEFAULT
+#undef TESSERA_GEMM_TUNED
     return t;
   }();
   return table;
+}
+
+namespace {
+
+// Whether a tuned shape serves the device at this level: at its own level by its match, and a
+// name-level entry also at the architecture level, through the architecture it was tuned on.
+bool shape_entry_matches(const gemm_default_entry& e, gemm_match_level level, const gemm_device_key& key) {
+  if (e.level == level && level_matches(e, key)) return true;
+  return level == gemm_match_level::architecture && e.level == gemm_match_level::name && !e.architecture.empty() &&
+         !key.architecture.empty() && lower(e.architecture) == lower(key.architecture);
+}
+
+const gemm_default_entry* best_class_entry(const std::vector<gemm_default_entry>& table, gemm_match_level level,
+                                           const gemm_device_key& key, const gemm_limits& limits, int element_bytes,
+                                           const std::string& transposes, const std::string& problem_name) {
+  // The entry naming most of (precision, transposes, problem) wins; earlier entries win ties;
+  // entries that do not fit the device are passed over.
+  const gemm_default_entry* best = nullptr;
+  int best_score = -1;
+  for (const auto& e : table) {
+    if (e.shape || e.level != level || !level_matches(e, key)) continue;
+    if (e.precision != "default") continue;
+    if (e.element_bytes != 0 && e.element_bytes != element_bytes) continue;
+    if (e.transposes != "any" && e.transposes != transposes) continue;
+    if (e.problem != "any" && e.problem != problem_name) continue;
+    if (!check_gemm_rules(e.params, element_bytes, limits).empty()) continue;
+    const int score = (e.element_bytes != 0) * 4 + (e.transposes != "any") * 2 + (e.problem != "any");
+    if (score > best_score) best = &e, best_score = score;
+  }
+  return best;
+}
+
+constexpr gemm_match_level levels[] = {gemm_match_level::name, gemm_match_level::architecture,
+                                       gemm_match_level::vendor, gemm_match_level::type, gemm_match_level::any};
+
+// Fits every device: one work-item per work-group, no local memory.
+gemm_default_choice last_resort() { return {parse_gemm_params("naive wg=1x1"), nullptr}; }
+
+}  // namespace
+
+gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table, const gemm_device_key& key,
+                                   const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
+                                   std::string_view precision) {
+  const std::string transposes = fmt::format("{}{}", shape.trans_a ? 't' : 'n', shape.trans_b ? 't' : 'n');
+  const std::string problem_name(to_string(classify_problem(shape.m, shape.n, shape.k, shape.batch)));
+  for (gemm_match_level level : levels) {
+    const gemm_default_entry* nearest = nullptr;
+    double nearest_distance = std::numeric_limits<double>::infinity();
+    for (const auto& e : table) {
+      if (!e.shape || e.precision != precision || !shape_entry_matches(e, level, key)) continue;
+      if (e.element_bytes != 0 && e.element_bytes != element_bytes) continue;
+      gemm_problem_shape tuned = *e.shape;
+      if (e.transposes == "any") tuned.trans_a = shape.trans_a, tuned.trans_b = shape.trans_b;
+      const double distance = shape_distance(shape, tuned);
+      if (distance > max_shape_distance || distance >= nearest_distance) continue;
+      if (!check_gemm_rules(e.params, element_bytes, limits).empty()) continue;
+      nearest = &e, nearest_distance = distance;
+    }
+    if (nearest != nullptr) return {nearest->params, nearest};
+    if (precision != "default") continue;  // class entries are of the element type's own arithmetic
+    if (const auto* e = best_class_entry(table, level, key, limits, element_bytes, transposes, problem_name))
+      return {e->params, e};
+  }
+  return last_resort();
+}
+
+gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes,
+                                   const gemm_problem_shape& shape, std::string_view precision) {
+  return choose_default(gemm_defaults_table(), describe_device(device), device_limits(device), element_bytes, shape,
+                        precision);
 }
 
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes, bool trans_a, bool trans_b,
@@ -125,26 +301,10 @@ gemm_default_choice choose_default(const runtime::device_info& device, int eleme
   const gemm_limits limits = device_limits(device);
   const std::string transposes = fmt::format("{}{}", trans_a ? 't' : 'n', trans_b ? 't' : 'n');
   const std::string problem_name(to_string(problem));
-  const auto& table = gemm_defaults_table();
-  for (gemm_match_level level : {gemm_match_level::name, gemm_match_level::architecture, gemm_match_level::vendor,
-                                 gemm_match_level::type, gemm_match_level::any}) {
-    // Within a level: the entry naming most of (precision, transposes, problem) wins;
-    // earlier entries win ties; entries that do not fit the device are passed over.
-    const gemm_default_entry* best = nullptr;
-    int best_score = -1;
-    for (const auto& e : table) {
-      if (e.level != level || !level_matches(e, key)) continue;
-      if (e.element_bytes != 0 && e.element_bytes != element_bytes) continue;
-      if (e.transposes != "any" && e.transposes != transposes) continue;
-      if (e.problem != "any" && e.problem != problem_name) continue;
-      if (!check_gemm_rules(e.params, element_bytes, limits).empty()) continue;
-      const int score = (e.element_bytes != 0) * 4 + (e.transposes != "any") * 2 + (e.problem != "any");
-      if (score > best_score) best = &e, best_score = score;
-    }
-    if (best != nullptr) return {best->params, best};
-  }
-  // Fits every device: one work-item per work-group, no local memory.
-  return {parse_gemm_params("naive wg=1x1"), nullptr};
+  for (gemm_match_level level : levels)
+    if (const auto* e = best_class_entry(gemm_defaults_table(), level, key, limits, element_bytes, transposes, problem_name))
+      return {e->params, e};
+  return last_resort();
 }
 
 }  // namespace tessera::blas

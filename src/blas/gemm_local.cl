@@ -12,6 +12,12 @@
 // current ones are multiplied, with two local buffers and one barrier per step.
 // PAD_A / PAD_B (elements, multiples of VW) lengthen the local rows against bank conflicts.
 // Tiles crossing the edge of op(A), op(B) are loaded element by element with zeros outside.
+// SPLIT_K > 1 (split-K): work-group z = batch * SPLIT_K + slice computes its block over one
+// slice of the K tiles (slices of ceil(tiles / SPLIT_K) tiles, in order) and writes the raw
+// partial block to the workspace W (one M x N matrix per batch entry and slice, leading
+// dimension M, the slices of a batch entry consecutive). tessera_gemm_split_k_reduce then sums
+// each element's slices in the order 0 .. SPLIT_K - 1, the same order on every run (so the same
+// bits), and stores the sum through gemm_store_element (alpha, beta, the epilogue).
 
 #define MWG (ITEM_ROWS * WG_ROWS)
 #define NWG (ITEM_COLS * WG_COLS)
@@ -200,12 +206,68 @@ inline void gemm_local_store(const realv acc[ITEM_COLS][RV], global real* C, con
   }
 }
 
+#if SPLIT_K > 1
+// The work-item's raw partial block into its slice of the workspace (no alpha, beta or epilogue:
+// the reduction applies them once, to the sum).
+inline void gemm_store_partial(const realv acc[ITEM_COLS][RV], global real* W, const int M, const int N) {
+  GEMM_THREAD_COORDS(lr, lc);
+  const int m0 = (int)get_group_id(0) * MWG;
+  const int n0 = (int)get_group_id(1) * NWG;
+  const bool full_block = m0 + MWG <= M && n0 + NWG <= N;
+#pragma unroll
+  for (int j = 0; j < ITEM_COLS; ++j) {
+    const int c = n0 + (j / VW) * (WG_COLS * VW) + lc * VW + j % VW;
+#pragma unroll
+    for (int v = 0; v < RV; ++v) {
+      const int r = m0 + v * (WG_ROWS * VW) + lr * VW;
+      if (full_block) {
+        VSTORE_ANY(acc[j][v], W + (ulong)r + (ulong)c * (ulong)M);
+      } else {
+        real e[VW];
+        SPLIT_VEC(acc[j][v], e, 0)
+#pragma unroll
+        for (int i = 0; i < VW; ++i)
+          if (r + i < M && c < N) W[(ulong)(r + i) + (ulong)c * (ulong)M] = e[i];
+      }
+    }
+  }
+}
+
+// One work-item per element of C: the slices' sum in a fixed order, then the one store.
+kernel void tessera_gemm_split_k_reduce(GEMM_PARAMETERS, const global real* restrict W) {
+  const int m = (int)get_global_id(0), n = (int)get_global_id(1), batch = (int)get_global_id(2);
+  if (m >= M || n >= N || batch >= batch_count) return;
+  global real* C = C_base + c_offset + (ulong)batch * c_stride;
+  const ulong slice_elements = (ulong)M * (ulong)N;
+  const global real* w = W + (ulong)batch * SPLIT_K * slice_elements + (ulong)m + (ulong)n * (ulong)M;
+  real sum = w[0];
+  for (int s = 1; s < SPLIT_K; ++s) sum += w[(ulong)s * slice_elements];
+  gemm_store_element(C, C_INDEX(m, n), m, n, sum, alpha, beta GEMM_EPILOGUE_ARGUMENTS);
+}
+#define GEMM_SPLIT_K_PARAMETERS , global real* restrict W
+#else
+#define GEMM_SPLIT_K_PARAMETERS
+#endif
+
 kernel __attribute__((reqd_work_group_size(WG_ROWS, WG_COLS, 1)))
-void tessera_gemm(GEMM_PARAMETERS) {
+void tessera_gemm(GEMM_PARAMETERS GEMM_SPLIT_K_PARAMETERS) {
   local real a_tiles[NBUF * KT * LA] __attribute__((aligned(VW * sizeof(real))));
   local real b_tiles[NBUF * KT * LB] __attribute__((aligned(VW * sizeof(real))));
 
-  const int batch = (int)get_global_id(2);  // one batch entry per work-group: uniform
+  // One batch entry (and, split, one slice of K) per work-group: uniform.
+  const int all_tiles = (K + KT - 1) / KT;
+#if SPLIT_K > 1
+  const int batch = (int)get_group_id(2) / SPLIT_K;
+  const int slice = (int)get_group_id(2) % SPLIT_K;
+  const int slice_tiles = (all_tiles + SPLIT_K - 1) / SPLIT_K;
+  const int first_tile = min(all_tiles, slice * slice_tiles);
+  const int tiles = min(all_tiles, first_tile + slice_tiles) - first_tile;
+  const int k_begin = first_tile * KT;
+#else
+  const int batch = (int)get_global_id(2);
+  const int tiles = all_tiles;
+  const int k_begin = 0;
+#endif
   if (batch >= batch_count) return;
   GEMM_BATCH_POINTERS(batch);
   GEMM_THREAD_COORDS(lr, lc);
@@ -222,18 +284,17 @@ void tessera_gemm(GEMM_PARAMETERS) {
 
   realv a_regs[A_LOADS];
   realv b_regs[B_LOADS];
-  const int tiles = (K + KT - 1) / KT;
   if (tiles > 0) {
-    const bool full = full_block && KT <= K;
-    gemm_load_a(a_regs, A, lda, M, K, m0, 0, tid, full);
-    gemm_load_b(b_regs, B, ldb, N, K, n0, 0, tid, full);
+    const bool full = full_block && k_begin + KT <= K;
+    gemm_load_a(a_regs, A, lda, M, K, m0, k_begin, tid, full);
+    gemm_load_b(b_regs, B, ldb, N, K, n0, k_begin, tid, full);
     gemm_store_a(a_tiles, a_regs, tid);
     gemm_store_b(b_tiles, b_regs, tid);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
   for (int t = 0; t < tiles; ++t) {
-    const int k_next = (t + 1) * KT;
+    const int k_next = k_begin + (t + 1) * KT;
     const bool has_next = t + 1 < tiles;
     const bool full_next = full_block && k_next + KT <= K;
 #if DOUBLE_BUFFER
@@ -261,5 +322,9 @@ void tessera_gemm(GEMM_PARAMETERS) {
 #endif
   }
 
+#if SPLIT_K > 1
+  gemm_store_partial(acc, W + (ulong)(batch * SPLIT_K + slice) * (ulong)M * (ulong)N, M, N);
+#else
   gemm_local_store(acc, C, ldc, M, N, alpha, beta GEMM_EPILOGUE_ARGUMENTS);
+#endif
 }

@@ -7,6 +7,7 @@ message, what the results JSON says, a signal sent mid-run.
   check_tuner.py plausible TUNER ARGS            (ARGS must include --json FILE)
   check_tuner.py stop TUNER ARGS                 (ARGS must include --json FILE)
   check_tuner.py full_disk TUNER ARGS            (ARGS must include --json FILE)
+  check_tuner.py shapes TUNER SUITE JSON         (tune_* --shapes SUITE --budget 2 --json JSON)
 Exits 0 when the check holds, 1 with the reason otherwise.
 """
 from __future__ import annotations
@@ -133,22 +134,23 @@ def plausible(args: argparse.Namespace) -> None:
 
 
 def stop(args: argparse.Namespace) -> None:
-    """SIGTERM once the second transpose pair has begun: the first pair's results are saved
-    complete, the second's marked partial, and the exit status is 128 + SIGTERM."""
+    """SIGTERM once the second problem (transpose pair, or shape of a suite) has begun: the first
+    problem's results are saved complete, the second's marked partial, and the exit status is
+    128 + SIGTERM."""
     path = json_path(args.command)
     process = subprocess.Popen(args.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seen = []
     deadline = time.monotonic() + 540
     for line in process.stderr:
         seen.append(line)
-        if line.startswith("-- nt:"):
+        if line.startswith("-- [2/"):
             process.send_signal(signal.SIGTERM)
             break
         if time.monotonic() > deadline:
             break
     else:
         process.wait()
-        raise CheckFailed("the tuner ended before the second transpose pair:\n" + "".join(seen[-20:]))
+        raise CheckFailed("the tuner ended before the second problem:\n" + "".join(seen[-20:]))
     stderr = "".join(seen) + process.stderr.read()
     stdout = process.stdout.read()
     status = process.wait(timeout=300)
@@ -160,8 +162,8 @@ def stop(args: argparse.Namespace) -> None:
     if not document["partial"] or document["stopped_by"] != "SIGTERM":
         raise CheckFailed(f"partial {document['partial']}, stopped_by {document['stopped_by']}")
     runs = document["runs"]
-    if [r["transposes"] for r in runs] != ["nn", "nt"]:
-        raise CheckFailed(f"runs {[r['transposes'] for r in runs]}, expected nn complete and nt partial")
+    if len(runs) != 2:
+        raise CheckFailed(f"runs {[r['transposes'] for r in runs]}, expected the first complete and the second partial")
     first, second = runs
     if first["partial"] or first["decision"] is None or len(first["results"]) < 3 + first["configs_total"]:
         raise CheckFailed("the first pair is not complete")
@@ -197,6 +199,34 @@ def full_disk(args: argparse.Namespace) -> None:
         raise CheckFailed(f"left behind: {sorted(p.name for p in path.parent.iterdir())}")
 
 
+def shapes(args: argparse.Namespace) -> None:
+    """tune_* --shapes: one run per shape and transpose pair, in the suite's order, with its sizes
+    and weight; each complete and decided; the suite's progress (shape, ETA) on stderr."""
+    tuner, suite, out = args.command
+    command = [tuner, "--shapes", suite, "--budget", "2", "--reps", "1", "--rounds", "3", "--json", out]
+    path = json_path(command)
+    done = run(command)
+    if done.returncode != 0:
+        raise CheckFailed(f"exit {done.returncode}: {done.stderr[-3000:]}")
+    document = json.loads(path.read_text())
+    expected = []
+    for shape in json.loads(Path(suite).read_text())["shapes"]:
+        transposes = shape["transposes"] if isinstance(shape["transposes"], list) else [shape["transposes"]]
+        expected += [(t, shape["m"], shape["n"], shape["k"], shape.get("batch", 1), shape.get("weight", 1)) for t in transposes]
+    got = [(r["transposes"], r["m"], r["n"], r["k"], r["batch"], r["weight"]) for r in document["runs"]]
+    if got != expected:
+        raise CheckFailed(f"runs {got}, expected {expected}")
+    if document["shapes"] != [suite] or document["partial"]:
+        raise CheckFailed(f"$.shapes {document['shapes']!r}, $.partial {document['partial']}")
+    for r in document["runs"]:
+        if r["partial"] or r["decision"] is None or r["decision"]["verdict"] == "none":
+            raise CheckFailed(f"run {r['transposes']} {r['m']}x{r['n']}x{r['k']}: not complete and decided")
+        if sum(x["kind"] == "config" for x in r["results"]) != 2:
+            raise CheckFailed(f"run {r['transposes']}: --budget 2 evaluated another number of configurations")
+    if not re.search(r"-- \[3/3\] 40x21x101 nt, batch 2: .*ETA", done.stderr):
+        raise CheckFailed(f"no progress line for the third problem with the suite's ETA: {done.stderr[-3000:]}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="check", required=True)
@@ -207,14 +237,14 @@ def main() -> int:
     e.add_argument("--absent")
     e.add_argument("--keep")
     e.add_argument("command", nargs=argparse.REMAINDER)
-    for name in ("finalists", "plausible", "stop", "full_disk"):
+    for name in ("finalists", "plausible", "stop", "full_disk", "shapes"):
         sub.add_parser(name).add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.command and args.command[0] == "--":
         args.command = args.command[1:]
     try:
         {"expect": expect, "finalists": finalists, "plausible": plausible, "stop": stop,
-         "full_disk": full_disk}[args.check](args)
+         "full_disk": full_disk, "shapes": shapes}[args.check](args)
     except (CheckFailed, subprocess.TimeoutExpired, OSError, json.JSONDecodeError) as failure:
         print(f"check_tuner {args.check}: FAILED: {failure}", file=sys.stderr)
         return 1

@@ -159,6 +159,10 @@ std::vector<blas::gemm_params> family_configs() {
       "local vector_width=1 cache_line_bytes=" + std::to_string(32 * s) + " item=2x2 wg=8x8",
       "local vector_width=4 cache_line_bytes=" + std::to_string(64 * s) +
           " item=4x4 wg=8x8 sg=2x4 double_buffer=1 no_bank_conflict_a=1 no_bank_conflict_b=1",
+      // split-K: more slices than K tiles at small K (empty slices), and double-buffered slices
+      "local vector_width=1 cache_line_bytes=" + std::to_string(32 * s) + " item=2x2 wg=8x8 split_k=16",
+      "local vector_width=4 cache_line_bytes=" + std::to_string(64 * s) +
+          " item=4x4 wg=8x8 double_buffer=1 split_k=4",
   };
   std::vector<blas::gemm_params> out;
   for (const auto& t : texts) out.push_back(blas::parse_gemm_params(t));
@@ -169,6 +173,7 @@ inline std::string family_label(const blas::gemm_params& p) {
   std::string s = blas::to_string(p);
   std::string out;
   for (char ch : s.substr(0, s.find(" tl="))) out += (std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_');
+  if (p.split_k > 1) out += "_split_k_" + std::to_string(p.split_k);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include "cli_numbers.hpp"
 #include "epilogue.hpp"
 #include "ranking.hpp"
+#include <tessera/baselines/shape_suite.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -31,6 +32,9 @@ namespace tessera::auto_tuner {
 
 namespace {
 
+using baselines::read_shape_suite;
+using baselines::suite_shape;
+
 using clock_type = std::chrono::steady_clock;
 using baselines::gemm_implementation;
 using baselines::processor;
@@ -48,6 +52,7 @@ struct options {
   double peak_gflops = 0;  // 0: estimated from the device
   std::string fault_config, fault_baseline;
   std::string epilogue;  // empty: the plain GEMM
+  std::vector<std::string> shapes_paths;  // --shapes: suites of problems instead of --m --n --k --batch
 };
 
 std::string bytes_text(double bytes) {
@@ -293,6 +298,7 @@ struct run_record {
   std::string transposes;
   std::int64_t m, n, k, batch;
   std::string problem_class;
+  double weight = 1.0;  // the shape's weight in its suite
   std::vector<tune_result> results;
   std::size_t configs_total = 0;
   std::vector<finalist> finalists;
@@ -348,6 +354,26 @@ void remeasure_finalists(run_record& run, const problem& p, const options& opt,
     }
   }
   run.decision = decide(run.finalists);
+}
+
+/// The leaders of the `count` finished problems nearest to shape (the latest first among equals),
+/// nearest first, without repeats.
+std::vector<blas::gemm_params> nearest_leaders(
+    const std::vector<std::pair<suite_shape, std::vector<blas::gemm_params>>>& finished, const suite_shape& shape,
+    std::size_t count) {
+  std::vector<std::size_t> order(finished.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    // The defaults table's distance: the shape whose leaders would serve this one there.
+    const double dx = blas::shape_distance(shape.problem(), finished[x].first.problem());
+    const double dy = blas::shape_distance(shape.problem(), finished[y].first.problem());
+    return dx < dy || (dx == dy && x > y);
+  });
+  std::vector<blas::gemm_params> out;
+  for (std::size_t i = 0; i < std::min(count, order.size()); ++i)
+    for (const auto& p : finished[order[i]].second)
+      if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  return out;
 }
 
 // ---- output --------------------------------------------------------------------------------
@@ -453,6 +479,7 @@ std::string results_json(const options& opt, const run_context& rc, const std::v
       {"epilogue", opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue)},
       {"partial", stopped_by != 0 || std::any_of(runs.begin(), runs.end(), [](auto& r) { return r.partial; })},
       {"stopped_by", stopped_by != 0 ? nlohmann::json(signal_name(stopped_by)) : nlohmann::json(nullptr)},
+      {"shapes", opt.shapes_paths.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.shapes_paths)},
       {"device",
        {{"name", dev.name},
         {"vendor", dev.vendor},
@@ -483,7 +510,7 @@ std::string results_json(const options& opt, const run_context& rc, const std::v
                                         {"gflops", {{"median", f.median_gflops()}}}});
     }
     doc["runs"].push_back({{"transposes", run.transposes}, {"m", run.m}, {"n", run.n}, {"k", run.k},
-                           {"batch", run.batch}, {"problem_class", run.problem_class},
+                           {"batch", run.batch}, {"problem_class", run.problem_class}, {"weight", run.weight},
                            {"configs_total", run.configs_total}, {"partial", run.partial}, {"results", results},
                            {"finalists", finalists}, {"decision", decision_json(run)}});
   }
@@ -571,6 +598,10 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                  fmt::format("tune the GEMM with this epilogue fused ({}); the unfused paths (tessera's GEMM, "
                              "CLBlast, each + a separate kernel) are measured beside it",
                              fmt::join(epilogue_names(), ", ")));
+  app.add_option("--shapes", opt.shapes_paths,
+                 "tune every shape of these suites (configs/shapes/*.json: lists of {m, n, k, batch, transposes, "
+                 "weight}) one after the other, each warm-started from its nearest tuned neighbours' leaders, "
+                 "into one JSON; replaces --m --n --k --batch");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -603,32 +634,75 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
     const auto& device = runtime::select_device(
         opt.device.empty() ? (std::getenv("TESSERA_DEVICE") ? std::getenv("TESSERA_DEVICE") : "") : opt.device,
         devices);
-    check_problem_fits(opt, device);
+    // The problems: the suite's shapes, or --m --n --k --batch for each transpose pair.
+    std::vector<suite_shape> jobs;
+    if (opt.shapes_paths.empty()) {
+      for (const auto& pair : pairs)
+        jobs.push_back({opt.m, opt.n, opt.k, opt.batch, pair.trans_a, pair.trans_b, 1.0, "the command line"});
+    } else {
+      for (const char* sized : {"--m", "--n", "--k", "--batch"})
+        if (app.count(sized) > 0)
+          throw argument_error(fmt::format("{} and --shapes: the suite gives the sizes, leave {} out", sized, sized));
+      for (const auto& path : opt.shapes_paths)
+        for (auto& shape : read_shape_suite(path)) jobs.push_back(std::move(shape));
+      for (const auto& job : jobs)
+        if (std::none_of(pairs.begin(), pairs.end(),
+                         [&](const auto& p) { return p.trans_a == job.trans_a && p.trans_b == job.trans_b; }))
+          throw argument_error(fmt::format("{}: transposes {}: {} tunes only {} (tune_all tunes the four)", job.where,
+                                           job.transposes(), tool,
+                                           fmt::format("{}{}", pairs.front().trans_a ? 't' : 'n',
+                                                       pairs.front().trans_b ? 't' : 'n')));
+      if (!opt.epilogue.empty() && std::any_of(jobs.begin(), jobs.end(), [](auto& j) { return j.batch != 1; }))
+        throw argument_error(fmt::format("{}: --epilogue tunes single GEMMs: every batch must be 1",
+                                         fmt::join(opt.shapes_paths, ", ")));
+    }
+    const auto options_of = [&](const suite_shape& job) {
+      options o = opt;
+      o.m = job.m, o.n = job.n, o.k = job.k, o.batch = job.batch;
+      return o;
+    };
+    for (const auto& job : jobs) check_problem_fits(options_of(job), device);
     rc.device = &device;
     rc.peak = opt.peak_gflops > 0 ? std::optional<baselines::device_peak>({opt.peak_gflops, "given by --peak-gflops"})
                                   : baselines::estimate_peak(device, sizeof(float));
     runtime::context ctx(device);
     if (opt.build_threads == 0) opt.build_threads = int(std::max(1u, std::thread::hardware_concurrency()));
     install_stop_handlers();
-    std::cerr << fmt::format("{} on {} ({}), m={} n={} k={} batch={}{}; peak {}\n", tool, device.name,
-                             device.driver_version, opt.m, opt.n, opt.k, opt.batch,
+    std::cerr << fmt::format("{} on {} ({}), {}{}; peak {}\n", tool, device.name, device.driver_version,
+                             opt.shapes_paths.empty()
+                                 ? fmt::format("m={} n={} k={} batch={}", opt.m, opt.n, opt.k, opt.batch)
+                                 : fmt::format("{} problems of {}", jobs.size(), fmt::join(opt.shapes_paths, ", ")),
                              opt.epilogue.empty() ? "" : ", epilogue " + opt.epilogue,
                              rc.peak ? fmt::format("{:.0f} GFLOP/s ({})", rc.peak->gflops, rc.peak->derivation)
                                      : std::string("unknown"));
     bool any_verified = false;
-    std::vector<blas::gemm_params> previous_leaders;  // the budgeted search of the pair before
-    for (const auto& pair : pairs) {
+    // The leaders of every finished problem: a budgeted search starts from its nearest neighbours'.
+    std::vector<std::pair<suite_shape, std::vector<blas::gemm_params>>> finished_leaders;
+    const auto suite_start = clock_type::now();
+    for (std::size_t job_index = 0; job_index < jobs.size(); ++job_index) {
+      const suite_shape& job = jobs[job_index];
+      const options job_opt = options_of(job);
+      const auto& pair = *std::find_if(pairs.begin(), pairs.end(), [&](const auto& p) {
+        return p.trans_a == job.trans_a && p.trans_b == job.trans_b;
+      });
       const auto cands = pair.candidates();
       run_record& run = runs.emplace_back();
-      run.transposes = fmt::format("{}{}", pair.trans_a ? 't' : 'n', pair.trans_b ? 't' : 'n');
-      run.m = opt.m, run.n = opt.n, run.k = opt.k, run.batch = opt.batch;
-      run.problem_class = blas::to_string(blas::classify_problem(opt.m, opt.n, opt.k, opt.batch));
+      run.transposes = job.transposes();
+      run.m = job.m, run.n = job.n, run.k = job.k, run.batch = job.batch;
+      run.weight = job.weight;
+      run.problem_class = blas::to_string(blas::classify_problem(job.m, job.n, job.k, job.batch));
       run.configs_total = cands.size();
       run.partial = true;  // until it is complete
-      std::cerr << fmt::format("-- {}: {} configurations\n", run.transposes, cands.size());
+      const double suite_elapsed = std::chrono::duration<double>(clock_type::now() - suite_start).count();
+      std::cerr << fmt::format("-- [{}/{}] {}: {} configurations{}\n", job_index + 1, jobs.size(), job.label(),
+                               cands.size(),
+                               job_index == 0 ? std::string()
+                                              : fmt::format("; suite {:.0f}s elapsed, ETA {:.0f}s", suite_elapsed,
+                                                            suite_elapsed / double(job_index) *
+                                                                double(jobs.size() - job_index)));
       stop_if_requested();
-      auto p = make_problem(ctx, opt, pair.trans_a, pair.trans_b);
-      run.results = run_baselines(*p, opt);
+      auto p = make_problem(ctx, job_opt, pair.trans_a, pair.trans_b);
+      run.results = run_baselines(*p, job_opt);
       stop_if_requested();
       run.results.push_back(run_default(*p));
 
@@ -636,7 +710,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       for (const auto& c : cands) params.push_back(c.params);
       const std::size_t budget = opt.budget ? std::min(std::size_t(opt.budget), cands.size()) : cands.size();
       std::map<std::size_t, double> build_seconds;
-      progress bar("measuring", budget);
+      progress bar(jobs.size() > 1 ? fmt::format("{} measuring", job.label()) : "measuring", budget);
       std::map<std::size_t, double> measured;  // configuration -> GFLOP/s (0: failed)
       auto evaluate = [&](std::size_t i) {
         stop_if_requested();
@@ -655,16 +729,17 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
         build_seconds = build_all(cands, all, p->args, std::size_t(opt.build_threads));
         for (std::size_t i = 0; i < cands.size(); ++i) evaluate(i);
       } else {
-        // The previous pair's three best start the search: replayed on the H200's full runs,
-        // NT's needle-like best was found from 84 of 100 sample orders alone, from all 100
-        // with NN's leaders.
-        const auto order = budgeted_search(params, budget, evaluate, 12345, previous_leaders);
-        previous_leaders = leaders_of(params, order, [&](std::size_t i) { return measured[i]; }, 3);
+        // The nearest finished problems' three best start the search (the pair before, for one
+        // size): replayed on the H200's full runs, NT's needle-like best was found from 84 of 100
+        // sample orders alone, from all 100 with NN's leaders. In a suite, the two nearest shapes'.
+        const auto order = budgeted_search(params, budget, evaluate, 12345,
+                                           nearest_leaders(finished_leaders, job, opt.shapes_paths.empty() ? 1 : 2));
+        finished_leaders.emplace_back(job, leaders_of(params, order, [&](std::size_t i) { return measured[i]; }, 3));
       }
       reject_implausible(run.results, rc.peak, [&](std::size_t suspect, std::size_t best) {
-        return measure_pair_again(run.results[suspect], run.results[best], *p, opt);
+        return measure_pair_again(run.results[suspect], run.results[best], *p, job_opt);
       });
-      remeasure_finalists(run, *p, opt, rc.peak);
+      remeasure_finalists(run, *p, job_opt, rc.peak);
       run.partial = false;
       for (const auto& r : run.results) any_verified |= r.kind == "config" && r.status == tune_status::ok;
       print_table(run, std::cout, 0);

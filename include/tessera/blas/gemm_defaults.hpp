@@ -1,15 +1,28 @@
 #pragma once
 // The defaults table: which configuration gemm() uses on a device for a problem.
 //
-// Entries come from two places: the tuner's committed winners (configs/defaults/*.json, written
-// by gen/select_defaults.py and rendered into the table by gen/defaults_table.py at build time)
-// first, then the hand-picked ones of src/blas/gemm_defaults.def. They match a device by name,
-// architecture, vendor or type, or match any device; the lookup falls back in that order, as
-// CLBlast's database does, and within a level prefers the entry that names the precision,
-// transposes and problem class over one that takes any (at one level and specificity, the
-// first entry: a tuned one before a hand-picked one).
-// An entry whose configuration does not fit the device is skipped, so the chain always
-// ends in a configuration that runs (the last one is naive with a 1x1 work-group).
+// Entries come from three places, in this order: the files named by TESSERA_GEMM_DEFAULTS (a
+// defaults JSON of your own, e.g. just written by gen/select_defaults.py; several separated by
+// ':'), the tuner's committed winners (configs/defaults/*.json, rendered into the table by
+// gen/defaults_table.py at build time), then the hand-picked ones of src/blas/gemm_defaults.def.
+//
+// Two kinds of entry:
+//   * tuned shapes: the configuration that won at one (m, n, k, batch, transposes) on one device
+//     (select_defaults.py writes them, several per shape when runner-ups came within a few
+//     percent). They match the device by name and also, one level down, every device of the
+//     same architecture (an H100 gets the H200's entries before the vendor's hand-picked ones).
+//   * problem classes (small, medium, large, batched, or any): hand-picked, and tuned before the
+//     shape database existed.
+// The lookup walks the levels name, architecture, vendor, type, any, as CLBlast's database
+// does. At each level:
+//   1. among the tuned shapes that match, fit the device, are of the call's element type and
+//      precision and lie within max_shape_distance of the call: the nearest in log space
+//      (shape_distance below); at equal distance the first written (a shape's shared
+//      configuration before its runner-up);
+//   2. else among the class entries that match: the one that names most of (element type,
+//      transposes, class), the first among equals.
+// An entry whose configuration does not fit the device is skipped, so the chain always ends in
+// a configuration that runs (the last one is naive with a 1x1 work-group).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -40,6 +53,27 @@ struct gemm_device_key {
 
 gemm_device_key describe_device(const runtime::device_info& device);
 
+/// A GEMM problem as the table sees it.
+struct gemm_problem_shape {
+  std::int64_t m = 1, n = 1, k = 1, batch = 1;
+  bool trans_a = false, trans_b = false;
+};
+
+/// The selection rule's distance between a call and a tuned shape: the Euclidean distance of
+/// (log m, log n, log k / 2, log batch), plus 1 when the transposes differ. Each doubling of M, N
+/// or the batch counts as much as a factor of 4 in K: how many work-groups there are (and how
+/// full the last row and column of tiles is) decides a configuration more than the length of
+/// its K loop. A transpose change counts as much as a factor e in M: a tile tuned for the same
+/// transposes at a somewhat different size serves better than one tuned for other transposes
+/// at the same size, but a tuned shape of other transposes still beats a hand-picked class.
+/// Sizes below 1 count as 1.
+double shape_distance(const gemm_problem_shape& call, const gemm_problem_shape& tuned);
+
+/// How far a tuned shape reaches: about a factor 6 in both M and N, 12 in one of them, 150 in K
+/// alone. Beyond it a tile tuned for another regime (a 128 x 128 block for a 64 x 64 problem)
+/// is no evidence, and the class entries of the level, then the next level, decide.
+inline constexpr double max_shape_distance = 2.5;
+
 /// What a table entry matches on.
 enum class gemm_match_level { name, architecture, vendor, type, any };
 
@@ -49,12 +83,23 @@ struct gemm_default_entry {
   std::string match;        // compared case-insensitively (the name: as a substring)
   int element_bytes;        // 4, 8, or 0 for any
   std::string transposes;   // "nn", "nt", "tn", "tt" or "any"
-  std::string problem;      // "small", "medium", "large", "batched" or "any"
+  std::string problem;      // "small", "medium", "large", "batched" or "any"; a tuned shape's own class
   gemm_params params;
   std::string origin;       // where the entry came from (hand-picked, a tuning run)
+  /// A tuned shape's sizes (empty: a class entry).
+  std::optional<gemm_problem_shape> shape;
+  /// The architecture of the device a tuned shape was tuned on ("sm_90"): it also serves every
+  /// device of that architecture, at the architecture level. Empty: only devices matching `match`.
+  std::string architecture;
+  /// The arithmetic the entry was tuned for: "default" (the element type's own); issue 13's
+  /// math modes (16-bit inputs, TF32) name theirs. The lookup serves a call only entries of its
+  /// own precision.
+  std::string precision = "default";
 };
 
-/// The table, parsed once from gemm_defaults.def.
+/// The table: the files of TESSERA_GEMM_DEFAULTS (read once, at the first lookup; a file that
+/// cannot be read or holds a bad entry throws tessera::argument_error naming it and the JSON
+/// path), then the built-in entries.
 const std::vector<gemm_default_entry>& gemm_defaults_table();
 
 /// The chosen entry's configuration and where it came from.
@@ -63,9 +108,23 @@ struct gemm_default_choice {
   const gemm_default_entry* entry;  // null for the built-in last resort
 };
 
-/// Walks the table for this device and problem; the result fits the device's limits.
+/// Walks the table for this device and problem by the rule above; the result fits the device's
+/// limits.
+gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes,
+                                   const gemm_problem_shape& shape, std::string_view precision = "default");
+
+/// The same over a table and a device key of the caller's (tests, tools that compare databases).
+gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table, const gemm_device_key& key,
+                                   const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
+                                   std::string_view precision = "default");
+
+/// Class entries only (no tuned shapes): the lookup before the shape database.
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes, bool trans_a,
                                    bool trans_b, gemm_problem_class problem);
+
+/// The entries of a defaults JSON (configs/defaults/*.json), in file order; throws
+/// tessera::argument_error naming the path and the JSON path of what is wrong.
+std::vector<gemm_default_entry> read_gemm_defaults_file(const std::string& path);
 
 /// The device's limits as the rules name them.
 gemm_limits device_limits(const runtime::device_info& device);
