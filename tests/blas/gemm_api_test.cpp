@@ -155,6 +155,37 @@ TEST_F(GemmBadInput, BuffersTooSmallForSizesOffsetsAndStridesAreNamed) {
   expect_rejected_args(x, {"A is missing"});
 }
 
+// Offsets, strides and spans that do not fit 64 bits were once wrapped around and passed the
+// bounds check (issue 15, item 2): c_offset = SIZE_MAX - 15 ended in "double free or corruption".
+TEST_F(GemmBadInput, OffsetsOf2To63OrMoreAreNamed) {
+  auto x = args();
+  x.a_offset = std::size_t{1} << 63;
+  expect_rejected_args(x, {"a_offset = 9223372036854775808", "2^63 or more"});
+  x = args(), x.c_offset = SIZE_MAX - 15;
+  expect_rejected_args(x, {"c_offset = 18446744073709551600", "2^63 or more"});
+  x = args(), x.k = 0, x.b_offset = SIZE_MAX;  // refused even where B is not read
+  expect_rejected_args(x, {"b_offset = 18446744073709551615"});
+}
+
+TEST_F(GemmBadInput, StrideTimesBatchThatOverflowsIsNamed) {
+  auto x = args();
+  // 4 * 2^62 wraps to 0: the span would have looked like one matrix's.
+  x.m = 2, x.n = 2, x.k = 2, x.lda = 2, x.ldb = 2, x.ldc = 2, x.batch_count = 5, x.stride_a = std::int64_t{1} << 62,
+  x.stride_b = 4, x.stride_c = 4;
+  expect_rejected_args(x, {"(batch_count - 1) * stride_a", "overflows"});
+  x.stride_a = 4, x.stride_c = std::int64_t{1} << 62;
+  expect_rejected_args(x, {"(batch_count - 1) * stride_c", "overflows"});
+}
+
+TEST_F(GemmBadInput, SpansThatOverflowAreNamed) {
+  auto x = args();
+  x.b_offset = (std::size_t{1} << 63) - 10;  // a size, but the span past it is not
+  expect_rejected_args(x, {"the elements B spans", "b_offset", "overflows"});
+  x = args(), x.m = 2, x.n = 2, x.k = 2, x.lda = 2, x.ldb = 2, x.ldc = 2, x.batch_count = 2,
+  x.stride_a = INT64_MAX - 2, x.stride_c = 4;
+  expect_rejected_args(x, {"the elements A spans", "overflows"});
+}
+
 TEST_F(GemmBadInput, StridesMustNotBeNegativeNorOverlapC) {
   auto x = args();
   x.m = 2, x.n = 2, x.k = 2, x.lda = 2, x.ldb = 2, x.ldc = 2, x.batch_count = 2, x.stride_b = -4;

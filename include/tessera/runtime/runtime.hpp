@@ -1,5 +1,6 @@
 #pragma once
 #include <tessera/runtime/buffer.hpp>
+#include <tessera/runtime/checked_size.hpp>
 #include <tessera/runtime/context.hpp>
 #include <tessera/runtime/device.hpp>
 #include <tessera/runtime/embedded_sources.hpp>
