@@ -1,6 +1,7 @@
 #include <tessera/blas/gemm.hpp>
 #include <tessera/blas/gemm_defaults.hpp>
 #include <tessera/runtime/checked_size.hpp>
+#include <tessera/runtime/covering_event.hpp>
 #include <tessera/runtime/embedded_sources.hpp>
 #include <tessera/runtime/error.hpp>
 #include <tessera/runtime/kernel.hpp>
@@ -276,7 +277,7 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
   // A and B are not read when k == 0 and may be absent: C stands in for them.
   const cl::Buffer& a_buffer = args.k > 0 ? args.a->handle() : args.c->handle();
   const cl::Buffer& b_buffer = args.k > 0 ? args.b->handle() : args.c->handle();
-  cl::Event event;
+  cl::Event first_launch, event;
   for (std::int64_t first = 0; first < batch; first += chunk) {
     const std::int64_t count = std::min(chunk, batch - first);
     range.global[2] = static_cast<std::size_t>((count + p.wg_batch - 1) / p.wg_batch * p.wg_batch);
@@ -293,9 +294,11 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
                                  static_cast<cl_ulong>(args.stride_b), args.beta, args.c->handle(),
                                  offset(args.c_offset, args.stride_c), ldc, static_cast<cl_ulong>(args.stride_c),
                                  static_cast<int>(count));
+    if (first == 0) first_launch = event;
     ++launches;
   }
-  return event;
+  // Several launches: the caller's event must cover them all, for waiting and for timing.
+  return batch > chunk ? runtime::covering_event(ctx, first_launch) : event;
 }
 
 }  // namespace

@@ -32,6 +32,7 @@
 #include <tessera/kernel_generator/binary_operators.hpp>
 #include <tessera/kernel_generator/block.hpp>
 #include <tessera/kernel_generator/matmul.hpp>
+#include <tessera/runtime/covering_event.hpp>
 #include <tessera/runtime/device.hpp>
 #include <tessera/runtime/kernel.hpp>
 
@@ -255,11 +256,11 @@ cl::Event evaluate_through_temporaries(const std::tuple<Targets...>& targets,
                                        const runtime::context& ctx, std::index_sequence<K...>) {
   std::tuple<matrix<target_value_t<Targets>>...> temporaries{
       matrix<target_value_t<Targets>>(result.rows, result.cols, matrix_view::entire, ctx)...};
-  evaluate_all(std::tuple<load_<matrix<target_value_t<Targets>>&>...>(
-                   load_<matrix<target_value_t<Targets>>&>(std::get<K>(temporaries))...),
-               expressions);
+  const cl::Event first = evaluate_all(std::tuple<load_<matrix<target_value_t<Targets>>&>...>(
+                                           load_<matrix<target_value_t<Targets>>&>(std::get<K>(temporaries))...),
+                                       expressions);
   (std::get<K>(targets).assign_temporary(std::move(std::get<K>(temporaries))), ...);
-  return enqueue_marker(ctx);
+  return runtime::covering_event(ctx, first);  // the kernel and the copies into blocks
 }
 
 /// The configuration a fused GEMM takes instead of the defaults table's (the tuner's); null
@@ -360,8 +361,10 @@ cl::Event evaluate_with_producers(const std::tuple<Targets...>& targets, const s
         fused_launch{*source, &arguments, &c.storage(), static_cast<std::size_t>(row + col * ldc), ldc, params});
   }
   const producers_release release{producers};
+  const cl::Event start = runtime::start_marker(ctx);  // the GEMMs keep their own events
   materialize_producers(producers, ctx);
-  return launch_elementwise_assignment<Key>(targets, expressions, result, ctx);
+  launch_elementwise_assignment<Key>(targets, expressions, result, ctx);
+  return runtime::covering_event(ctx, start);
 }
 
 /// results() whose expressions differ in shape, where matmuls are involved
@@ -377,6 +380,7 @@ cl::Event evaluate_separately(const std::tuple<Targets...>& targets, const std::
   if (accesses.writes_twice())
     throw argument_error("results: one matrix is the target of two results (or two blocks of it are)");
   const producers_release release{accesses.producers()};
+  const cl::Event start = runtime::start_marker(ctx);
   materialize_producers(accesses.producers(), ctx);
   [&]<std::size_t... K>(std::index_sequence<K...>) {
     if (accesses.reads_a_target()) {
@@ -390,7 +394,7 @@ cl::Event evaluate_separately(const std::tuple<Targets...>& targets, const std::
        ...);
     }
   }(std::index_sequence_for<Targets...>{});
-  return enqueue_marker(ctx);
+  return runtime::covering_event(ctx, start);
 }
 
 }  // namespace detail
