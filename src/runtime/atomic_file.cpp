@@ -48,15 +48,25 @@ class temporary_file {
 
 }  // namespace
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+namespace {
+std::filesystem::path folder_of(const std::filesystem::path& path) {
+  return path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+}
+}  // namespace
+
+void check_destination(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw file_error(path, "is a directory, not a file");
-  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  if (!std::filesystem::is_directory(folder, ec)) throw file_error(path, "its folder does not exist");
+  if (!std::filesystem::is_directory(folder_of(path), ec)) throw file_error(path, "its folder does not exist");
   // Renaming over a special file (/dev/full, a FIFO) would replace it: refuse before writing.
   struct stat existing {};
   if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
     throw file_error(path, "exists and is not a regular file");
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  check_destination(path);
+  const std::filesystem::path folder = folder_of(path);
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   const auto temp_path = folder / fmt::format(".{}.{}.{:x}.tmp", path.filename().string(), ::getpid(), rng());
   temporary_file temp(temp_path);

@@ -454,9 +454,8 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
   }
   try {
     const auto devices = runtime::list_devices();
-    const auto& device = runtime::select_device(
-        opt.device.empty() ? (std::getenv("TESSERA_DEVICE") ? std::getenv("TESSERA_DEVICE") : "") : opt.device,
-        devices);
+    const auto request = runtime::device_request_from("--device", opt.device);
+    const auto& device = runtime::select_device(request.spec, devices, request.source);
     runtime::context ctx(device);
     if (opt.build_threads == 0) opt.build_threads = std::max(1u, std::thread::hardware_concurrency());
     std::cerr << fmt::format("{} on {} ({}), m={} n={} k={} batch={}{}\n", tool, device.name, device.driver_version,

@@ -27,4 +27,9 @@ class file_error : public error {
 /// the temporary file is removed and an existing file at path is left untouched.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
+/// Throws file_error naming the path when write_file_atomically(path, ...) would fail before
+/// writing anything: path is a directory or a special file (/dev/full), or its folder does not
+/// exist. Tools check every output this way before a long run, not after it.
+void check_destination(const std::filesystem::path& path);
+
 }  // namespace tessera::runtime
