@@ -107,7 +107,7 @@ TEST(SyntaxError, FlatChainsAreNotNestingButTheirLengthIsBounded) {
     compile(chain(max_expression_height + 2));
     FAIL();
   } catch (const syntax_error& e) {
-    EXPECT_THAT(e.message(), HasSubstr("more than 10000 operations tall"));
+    EXPECT_THAT(e.message(), HasSubstr("more than 1000 operations tall"));
   }
 }
 
