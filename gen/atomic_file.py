@@ -12,7 +12,12 @@ class FileWriteError(Exception):
 
 
 def write_text_atomically(path: Path, text: str) -> None:
-    """Replaces path with text: a temporary file beside it is written, flushed, synced and
+    """write_bytes_atomically of text in UTF-8."""
+    write_bytes_atomically(path, text.encode("utf-8"))
+
+
+def write_bytes_atomically(path: Path, data: bytes) -> None:
+    """Replaces path with data: a temporary file beside it is written, flushed, synced and
     renamed over path, so path holds its old contents or the new ones, never a mix. The new
     file gets mode 0644 less the umask (mkstemp alone would leave 0600). Raises FileWriteError
     naming the path; the temporary file is removed and an existing file is left untouched."""
@@ -32,8 +37,8 @@ def write_text_atomically(path: Path, text: str) -> None:
         umask = os.umask(0)
         os.umask(umask)
         os.fchmod(fd, 0o644 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(temp, path)

@@ -6,6 +6,7 @@ left out and counted in the panel's title."""
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from atomic_file import FileWriteError, write_bytes_atomically  # noqa: E402
 from tune_results import ResultsError, load_results  # noqa: E402
 
 
@@ -30,6 +32,7 @@ def plot(results_path: Path, output: Path) -> None:
                             ("tab:red", "tab:green", "tab:orange", "tab:purple")):
             ax.axhline(r.median_gflops, color=color, linestyle="--", label=f"{r.name}: {r.median_gflops:.0f}")
         ax.set_title(f"{run.transposes.upper()} {run.m}x{run.n}x{run.k}"
+                     + (" (partial)" if run.partial else "")
                      + (f" batch {run.batch}" if run.batch > 1 else "")
                      + f" on {results.device['name']}: {len(ranked)} configurations"
                      + (f", {failed} failed (not shown)" if failed else ""), fontsize=9)
@@ -38,7 +41,11 @@ def plot(results_path: Path, output: Path) -> None:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
-    fig.savefig(output, dpi=110)
+    # Rendered in memory, then written whole: a bad path or a full disk leaves no half a PNG.
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=110)
+    plt.close(fig)
+    write_bytes_atomically(output, png.getvalue())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         plot(args.results, args.output)
-    except ResultsError as e:
+    except (ResultsError, FileWriteError) as e:
         print(f"plot_results: error: {e}", file=sys.stderr)
         return 1
     print(f"plot_results: wrote {args.output}")

@@ -3,27 +3,51 @@
 Format (one object per run):
 {
   "tool": "tune_all", "date": "2026-11-22T01:02:03Z", "element_type": "float",
-  "device": {"name": str, "vendor": str, "type": "gpu"|"cpu"|..., "architecture": str, "driver_version": str},
+  "epilogue": null | "bias_relu" | "scale_add",  # a GEMM tuned with this epilogue fused
+  "partial": bool,                             # stopped (or failed) before every run was complete
+  "stopped_by": null | "SIGINT" | "SIGTERM",
+  "device": {"name": str, "vendor": str, "type": "gpu"|"cpu"|..., "architecture": str, "driver_version": str,
+             "peak_gflops": float | null, "peak": str},
+  "timing": {"method": str, "warmups": int, "repetitions": int, "finalists": int, "rounds": int},
   "runs": [                                   # one per transpose pair and problem
-    {"transposes": "nn", "m": int, "n": int, "k": int, "batch": int, "problem_class": "small"|"medium"|"large"|"batched",
+    {"transposes": "nn"|"nt"|"tn"|"tt", "m": int, "n": int, "k": int, "batch": int,
+     "problem_class": "small"|"medium"|"large"|"batched",
+     "configs_total": int, "partial": bool,
      "results": [
         {"name": str,                          # a configuration's text form, or the baseline's name
          "kind": "baseline" | "default" | "config",
-         "status": "ok" | "build_failed" | "launch_failed" | "wrong_result" | "unsupported" | "skipped",
+         "configuration": str | null,          # the text form of a default or config row
+         "status": "ok" | "build_failed" | "launch_failed" | "wrong_result" | "unsupported" | "implausible"
+                   | "skipped",
          "reason": str,                        # why, when status is not ok
+         "where": "opencl_device" | "host" | "cuda_device",
          "gflops": {"min": float, "median": float, "max": float} | null,
+         "seconds": {"min": float, "median": float, "max": float, "spread": float} | null,
          "build_seconds": float | null}
-     ]}
+     ],
+     "finalists": {"rounds": int,              # null when the run stopped before them
+                   "entries": [{"name": str, "kind": "config" | "default", "configuration": str,
+                                "seconds": {"min", "median", "max", "spread"}, "gflops": {"median": float}}]},
+     "decision": {"verdict": "best" | "default_kept" | "none",
+                  "best": str | null, "best_configuration": str | null,
+                  "default": str | null, "default_configuration": str | null, "reason": str} | null}
   ]
 }
-Only results with status "ok" are ranked; the others carry their reason.
+Only results with status "ok" are ranked; the others carry their reason. A configuration is
+BEST only when its re-measured median beats the default's by more than the spread (the larger
+interquartile range of the two).
 """
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+TRANSPOSES = ("nn", "nt", "tn", "tt")
+PROBLEM_CLASSES = ("small", "medium", "large", "batched")
+VERDICTS = ("best", "default_kept", "none")
 
 
 class ResultsError(Exception):
@@ -37,6 +61,24 @@ class Result:
     status: str
     reason: str
     median_gflops: float | None
+    configuration: str | None = None
+
+
+@dataclass(frozen=True)
+class Finalist:
+    name: str
+    kind: str
+    configuration: str
+    median_seconds: float
+    spread_seconds: float
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str
+    best_configuration: str | None
+    default_configuration: str | None
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -48,6 +90,12 @@ class Run:
     batch: int
     problem_class: str
     results: tuple[Result, ...]
+    partial: bool = False
+    finalists: tuple[Finalist, ...] = ()
+    decision: Decision | None = None
+
+    def size(self) -> str:
+        return f"{self.m}x{self.n}x{self.k}" + (f" batch {self.batch}" if self.batch > 1 else "")
 
     def ranked_configs(self) -> list[Result]:
         """Verified configurations, best first (ties broken by name, so the order is stable)."""
@@ -58,6 +106,12 @@ class Run:
         ok = [r for r in self.results if r.kind == "baseline" and r.status == "ok" and r.median_gflops]
         return max(ok, key=lambda r: r.median_gflops, default=None)
 
+    def default_result(self) -> Result | None:
+        return next((r for r in self.results if r.kind == "default" and r.status == "ok"), None)
+
+    def finalist(self, configuration: str, kind: str) -> Finalist | None:
+        return next((f for f in self.finalists if f.kind == kind and f.configuration == configuration), None)
+
 
 @dataclass(frozen=True)
 class ResultsFile:
@@ -66,22 +120,95 @@ class ResultsFile:
     element_type: str
     device: dict[str, str]
     runs: tuple[Run, ...]
+    epilogue: str | None = None
+    partial: bool = False
+    stopped_by: str | None = None
 
 
-def _require(obj: dict[str, Any], key: str, kind: type, where: str, path: Path) -> Any:
+def beats(faster: Finalist, slower: Finalist) -> bool:
+    """The tuner's rule: faster's median is below slower's by more than the spread (the larger
+    interquartile range of the two)."""
+    return slower.median_seconds - faster.median_seconds > max(faster.spread_seconds, slower.spread_seconds)
+
+
+def _require(obj: Any, key: str, kind: type, where: str, path: Path) -> Any:
+    if not isinstance(obj, dict):
+        raise ResultsError(f"{path}: {where}: expected an object")
     if key not in obj:
         raise ResultsError(f"{path}: {where}: missing key '{key}'")
     value = obj[key]
-    if kind is float and isinstance(value, int):
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
-    if not isinstance(value, kind):
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise ResultsError(f"{path}: {where}.{key}: expected {kind.__name__}, got {type(value).__name__}")
     return value
 
 
+def _one_of(value: str, allowed: tuple[str, ...], where: str, path: Path) -> str:
+    if value not in allowed:
+        raise ResultsError(f"{path}: {where}: expected one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+def _positive(value: float, where: str, path: Path) -> float:
+    if not math.isfinite(value) or value <= 0:
+        raise ResultsError(f"{path}: {where}: expected a positive number, got {value}")
+    return value
+
+
+def _optional_str(obj: dict[str, Any], key: str, where: str, path: Path) -> str | None:
+    value = obj.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ResultsError(f"{path}: {where}.{key}: expected a string or null, got {type(value).__name__}")
+    return value
+
+
+def _result(r: Any, where: str, path: Path) -> Result:
+    status = _require(r, "status", str, where, path)
+    gflops = r.get("gflops")
+    median = None
+    if gflops is not None:
+        median = _require(gflops, "median", float, where + ".gflops", path)
+    if status == "ok":
+        # A zero, negative or infinite figure is no measurement: rankings divide by it.
+        if median is None:
+            raise ResultsError(f"{path}: {where}.gflops: an ok result needs a GFLOP/s figure")
+        _positive(median, where + ".gflops.median", path)
+    return Result(_require(r, "name", str, where, path), _require(r, "kind", str, where, path), status,
+                  str(r.get("reason", "")), median, _optional_str(r, "configuration", where, path))
+
+
+def _finalists(run: dict[str, Any], where: str, path: Path) -> tuple[Finalist, ...]:
+    block = run.get("finalists")
+    if block is None:
+        return ()
+    out = []
+    for i, f in enumerate(_require(block, "entries", list, where + ".finalists", path)):
+        fw = f"{where}.finalists.entries[{i}]"
+        seconds = _require(f, "seconds", dict, fw, path)
+        out.append(Finalist(_require(f, "name", str, fw, path), _require(f, "kind", str, fw, path),
+                            _require(f, "configuration", str, fw, path),
+                            _positive(_require(seconds, "median", float, fw + ".seconds", path), fw + ".seconds.median",
+                                      path),
+                            _require(seconds, "spread", float, fw + ".seconds", path)))
+    return tuple(out)
+
+
+def _decision(run: dict[str, Any], where: str, path: Path) -> Decision | None:
+    d = run.get("decision")
+    if d is None:
+        return None
+    dw = where + ".decision"
+    return Decision(_one_of(_require(d, "verdict", str, dw, path), VERDICTS, dw + ".verdict", path),
+                    _optional_str(d, "best_configuration", dw, path), _optional_str(d, "default_configuration", dw, path),
+                    str(d.get("reason", "")))
+
+
 def load_results(path: Path) -> ResultsFile:
     try:
-        document = json.loads(path.read_text())
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except OSError as e:
         raise ResultsError(f"{path}: cannot read: {e.strerror}") from None
     except json.JSONDecodeError as e:
@@ -94,17 +221,18 @@ def load_results(path: Path) -> ResultsFile:
     runs = []
     for i, run in enumerate(_require(document, "runs", list, "$", path)):
         where = f"$.runs[{i}]"
-        results = []
-        for j, r in enumerate(_require(run, "results", list, where, path)):
-            rw = f"{where}.results[{j}]"
-            gflops = r.get("gflops")
-            median = None
-            if gflops is not None:
-                median = _require(gflops, "median", float, rw + ".gflops", path)
-            results.append(Result(_require(r, "name", str, rw, path), _require(r, "kind", str, rw, path),
-                                  _require(r, "status", str, rw, path), str(r.get("reason", "")), median))
-        runs.append(Run(_require(run, "transposes", str, where, path), _require(run, "m", int, where, path),
-                        _require(run, "n", int, where, path), _require(run, "k", int, where, path),
-                        int(run.get("batch", 1)), _require(run, "problem_class", str, where, path), tuple(results)))
-    return ResultsFile(path, str(document.get("date", "")), str(document.get("element_type", "float")),
-                       device, tuple(runs))
+        results = tuple(_result(r, f"{where}.results[{j}]", path)
+                        for j, r in enumerate(_require(run, "results", list, where, path)))
+        batch = run.get("batch", 1)
+        if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
+            raise ResultsError(f"{path}: {where}.batch: expected a whole number >= 1, got {batch!r}")
+        runs.append(Run(_one_of(_require(run, "transposes", str, where, path), TRANSPOSES, where + ".transposes", path),
+                        _require(run, "m", int, where, path), _require(run, "n", int, where, path),
+                        _require(run, "k", int, where, path), batch,
+                        _one_of(_require(run, "problem_class", str, where, path), PROBLEM_CLASSES,
+                                where + ".problem_class", path),
+                        results, bool(run.get("partial", False)), _finalists(run, where, path),
+                        _decision(run, where, path)))
+    return ResultsFile(Path(path), str(document.get("date", "")), str(document.get("element_type", "float")),
+                       device, tuple(runs), _optional_str(document, "epilogue", "$", path),
+                       bool(document.get("partial", False)), _optional_str(document, "stopped_by", "$", path))

@@ -10,24 +10,21 @@
 //
 // Sizes: M = N = 4096 with K in {64, 256, 4096}, and 1024 x 1024 x K for quick runs. On a
 // CPU (PoCL) filter out K = 4096 at 4096: --benchmark_filter='/4096x4096x(64|256)$'.
+#include <tessera/baselines/gemm_implementations.hpp>
 #include <tessera/blas/blas.hpp>
 #include <tessera/kernel_generator/kernel_generator.hpp>
 #include <tessera/runtime/runtime.hpp>
 
 #include <benchmark/benchmark.h>
-#include <cblas.h>
-#include <clblast_c.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <map>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include <fmt/format.h>
 
+namespace baselines = tessera::baselines;
 namespace blas = tessera::blas;
 namespace kg = tessera::kernel_generator;
 namespace rt = tessera::runtime;
@@ -37,7 +34,8 @@ namespace {
 struct shape {
   std::int64_t m, n, k;
   std::string name() const { return fmt::format("{}x{}x{}", m, n, k); }
-  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  baselines::gemm_shape gemm() const { return {false, false, m, n, k, 1}; }
+  double flops() const { return gemm().flops(); }
 };
 
 /// Inputs on the host and the device, and the host reference, made once per shape.
@@ -47,35 +45,19 @@ struct problem {
   rt::matrix<float> da, db, dbias, dc;
 
   explicit problem(const shape& sh) : s(sh) {
-    std::mt19937_64 rng(12345);
-    std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    const auto fill = [&](std::vector<float>& v, std::int64_t n) {
-      v.resize(static_cast<std::size_t>(n));
-      for (auto& x : v) x = dist(rng);
-    };
-    fill(a, s.m * s.k), fill(b, s.k * s.n), fill(bias, s.m);
+    a = baselines::random_values<float>(std::size_t(s.m * s.k), 12345);
+    b = baselines::random_values<float>(std::size_t(s.k * s.n), 12346);
+    bias = baselines::random_values<float>(std::size_t(s.m), 12347);
     da = rt::matrix<float>(a, s.m, s.k), db = rt::matrix<float>(b, s.k, s.n);
     dbias = rt::matrix<float>(bias, s.m, 1);
     dc = rt::matrix<float>(s.m, s.n);
     reference.assign(static_cast<std::size_t>(s.m * s.n), 0.f);
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, int(s.m), int(s.n), int(s.k), 1.f, a.data(), int(s.m),
-                b.data(), int(s.k), 0.f, reference.data(), int(s.m));
+    baselines::host_gemm(s.gemm(), a.data(), b.data(), reference.data());
     for (std::int64_t j = 0; j < s.n; ++j)
       for (std::int64_t i = 0; i < s.m; ++i) {
         float& r = reference[static_cast<std::size_t>(i + j * s.m)];
         r = std::max(r + bias[static_cast<std::size_t>(i)], 0.f);
       }
-  }
-
-  /// The largest |c - reference| / max(1, |reference|).
-  double error() const {
-    const std::vector<float> c = dc.to_host();
-    double worst = 0;
-    for (std::size_t i = 0; i < c.size(); ++i) {
-      const double e = std::abs(double(c[i]) - reference[i]) / std::max(1.0, std::abs(double(reference[i])));
-      worst = std::isnan(e) ? INFINITY : std::max(worst, e);
-    }
-    return worst;
   }
 };
 
@@ -91,29 +73,28 @@ problem& problem_for(const shape& s) {
   return *slot;
 }
 
-/// Verifies once, then times run() (which enqueues one call of the path) per call.
+/// Verifies once, then times run() (which enqueues one call of the path): each iteration one
+/// sample of the tuner's timing, calls back to back for at least 10 ms, per call.
 template <typename Run>
 void measure(benchmark::State& state, problem& p, Run run) {
-  rt::check_cl(rt::context::get().queue().enqueueFillBuffer(p.dc.storage().handle(), NAN, 0, p.dc.storage().bytes()),
-               "clEnqueueFillBuffer");
-  run();  // builds the kernels
-  rt::context::get().queue().finish();
-  const double err = p.error();
-  state.counters["max_rel_err"] = err;
-  if (!(err <= 1e-3)) {
-    state.SkipWithError(fmt::format("wrong result: max relative error {:.3g}", err).c_str());
+  auto& ctx = rt::context::get();
+  const baselines::timed_call call{run, [&] { ctx.finish(); }};
+  try {
+    baselines::fill_with_nan<float>(ctx, p.dc.storage());
+    run();  // builds the kernels
+    ctx.finish();
+    const std::vector<float> got = p.dc.to_host();
+    state.counters["max_rel_err"] = baselines::max_relative_error(got, p.reference);
+    const auto wrong = baselines::first_mismatch(got, p.reference, baselines::gemm_tolerance<float>(p.s.k + 2));
+    if (!wrong.empty()) {
+      state.SkipWithError(("wrong result: " + wrong).c_str());
+      return;
+    }
+    const int calls = baselines::calls_per_sample(call, {.warmups = 1, .min_sample_seconds = 1e-2});
+    for (auto _ : state) state.SetIterationTime(baselines::sample_seconds(call, calls));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
     return;
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  run();
-  rt::context::get().queue().finish();
-  const double once = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const int reps = std::max(1, static_cast<int>(1e-2 / std::max(once, 1e-7)));
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int r = 0; r < reps; ++r) run();
-    rt::context::get().queue().finish();
-    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps);
   }
   state.counters["GFLOP"] = benchmark::Counter(p.s.flops() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
@@ -142,15 +123,11 @@ void bench_tessera_unfused(benchmark::State& state, shape s) {
 
 void bench_clblast_unfused(benchmark::State& state, shape s) {
   problem& p = problem_for(s);
-  CLBlastStatusCode status = CLBlastSuccess;
   measure(state, p, [&] {
-    cl_command_queue queue = rt::context::get().queue()();
-    status = CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, s.m, s.n, s.k, 1.f,
-                          p.da.storage().handle()(), 0, s.m, p.db.storage().handle()(), 0, s.k, 0.f,
-                          p.dc.storage().handle()(), 0, s.m, &queue, nullptr);
+    baselines::enqueue_clblast_gemm<float>(s.gemm(), p.da.storage().handle()(), p.db.storage().handle()(),
+                                           p.dc.storage().handle()(), rt::context::get().queue()());
     separate_kernel(p);
   });
-  if (status != CLBlastSuccess) state.SkipWithError(fmt::format("CLBlast status {}", int(status)).c_str());
 }
 
 void register_all() {

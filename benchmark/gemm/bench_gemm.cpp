@@ -17,237 +17,111 @@
 //                                     verbose option (NVIDIA: -cl-nv-verbose) and print the
 //                                     build logs (registers, spills)
 // report.py turns the JSON output into the table of benchmark/RESULTS.md.
+#include <tessera/baselines/gemm_implementations.hpp>
 #include <tessera/blas/blas.hpp>
 #include <tessera/runtime/runtime.hpp>
 
 #include <benchmark/benchmark.h>
-#include <cblas.h>
-#include <clblast_c.h>
 
-#include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "cublas_baseline.hpp"
-
+namespace baselines = tessera::baselines;
 namespace blas = tessera::blas;
 namespace rt = tessera::runtime;
 
 namespace {
 
-struct shape {
-  bool trans_a = false, trans_b = false;
-  std::int64_t m, n, k, batch = 1;
+using baselines::gemm_shape;
 
-  std::string name() const {
-    auto s = fmt::format("{}{}/{}x{}x{}", trans_a ? 't' : 'n', trans_b ? 't' : 'n', m, n, k);
-    return batch > 1 ? s + fmt::format("x{}", batch) : s;
-  }
-  double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
-  std::int64_t lda() const { return trans_a ? k : m; }
-  std::int64_t ldb() const { return trans_b ? n : k; }
-  std::int64_t stride_a() const { return lda() * (trans_a ? m : k); }
-  std::int64_t stride_b() const { return ldb() * (trans_b ? k : n); }
-  std::int64_t stride_c() const { return m * n; }
-};
+// "nn/4096x4096x4096", "nn/64x64x64x256" when batched.
+std::string bench_name(const gemm_shape& s) {
+  auto name = fmt::format("{}{}/{}x{}x{}", s.trans_a ? 't' : 'n', s.trans_b ? 't' : 'n', s.m, s.n, s.k);
+  return s.batch > 1 ? name + fmt::format("x{}", s.batch) : name;
+}
 
-// Host data, device buffers and the reference of one problem, made on first use.
+// The operands of one problem, made on first use; one problem's buffers at a time (large GPU
+// shapes are big).
 template <typename T>
-struct problem {
-  shape s;
-  std::vector<T> a, b;
-  std::unique_ptr<rt::device_buffer> da, db, dc;
-  std::optional<std::vector<T>> reference;
-
-  explicit problem(const shape& sh) : s(sh) {
-    std::mt19937_64 rng(12345);
-    std::uniform_real_distribution<T> dist(T(-1), T(1));
-    a.resize(static_cast<std::size_t>(s.stride_a() * s.batch));
-    b.resize(static_cast<std::size_t>(s.stride_b() * s.batch));
-    for (auto& x : a) x = dist(rng);
-    for (auto& x : b) x = dist(rng);
-    auto& ctx = rt::context::get();
-    da = std::make_unique<rt::device_buffer>(ctx, a.size() * sizeof(T));
-    db = std::make_unique<rt::device_buffer>(ctx, b.size() * sizeof(T));
-    dc = std::make_unique<rt::device_buffer>(ctx, static_cast<std::size_t>(s.stride_c() * s.batch) * sizeof(T));
-    da->write(0, da->bytes(), a.data());
-    db->write(0, db->bytes(), b.data());
-  }
-
-  void host_gemm(T* c) const {
-    const auto op = [](bool t) { return t ? CblasTrans : CblasNoTrans; };
-#pragma omp parallel for if (s.batch > 1)
-    for (std::int64_t e = 0; e < s.batch; ++e) {
-      const T* ap = a.data() + e * s.stride_a();
-      const T* bp = b.data() + e * s.stride_b();
-      T* cp = c + e * s.stride_c();
-      if constexpr (std::is_same_v<T, float>)
-        cblas_sgemm(CblasColMajor, op(s.trans_a), op(s.trans_b), int(s.m), int(s.n), int(s.k), 1.f, ap,
-                    int(s.lda()), bp, int(s.ldb()), 0.f, cp, int(s.m));
-      else
-        cblas_dgemm(CblasColMajor, op(s.trans_a), op(s.trans_b), int(s.m), int(s.n), int(s.k), 1.0, ap,
-                    int(s.lda()), bp, int(s.ldb()), 0.0, cp, int(s.m));
-    }
-  }
-
-  const std::vector<T>& ref() {
-    if (!reference) {
-      reference.emplace(static_cast<std::size_t>(s.stride_c() * s.batch));
-      host_gemm(reference->data());
-    }
-    return *reference;
-  }
-
-  // max |c - ref| / max |ref|
-  double error_of(const std::vector<T>& c) {
-    const auto& r = ref();
-    double diff = 0, scale = 0;
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      diff = std::max(diff, double(std::abs(c[i] - r[i])));
-      scale = std::max(scale, double(std::abs(r[i])));
-      if (std::isnan(c[i])) return INFINITY;
-    }
-    return diff / std::max(scale, 1e-30);
-  }
-  std::vector<T> device_result() const {
-    std::vector<T> out(static_cast<std::size_t>(s.stride_c() * s.batch));
-    dc->read(0, out.size() * sizeof(T), out.data());
-    return out;
-  }
-};
-
-template <typename T>
-problem<T>& get_problem(const shape& s) {
-  static std::map<std::string, std::unique_ptr<problem<T>>> problems;
-  auto found = problems.find(s.name());
+baselines::gemm_operands<T>& operands_for(const gemm_shape& s) {
+  static std::map<std::string, std::unique_ptr<baselines::gemm_operands<T>>> problems;
+  auto found = problems.find(bench_name(s));
   if (found == problems.end()) {
-    problems.clear();  // one problem's buffers at a time: large GPU shapes are big
-    found = problems.emplace(s.name(), std::make_unique<problem<T>>(s)).first;
+    problems.clear();
+    found = problems.emplace(bench_name(s), std::make_unique<baselines::gemm_operands<T>>(rt::context::get(), s, 12345))
+                .first;
   }
   return *found->second;
 }
 
+// Verifies one call against OpenBLAS's result (max_rel_err), then times each iteration as one
+// sample of the tuner's timing: calls back to back for about a millisecond, from before the
+// first enqueue to after the last has finished, per call.
 template <typename T>
-double tolerance() {
-  return std::is_same_v<T, float> ? 1e-3 : 1e-10;
-}
-
-// Times calls of run() (each enqueues one GEMM) followed by sync(); verifies first.
-template <typename T, typename Run, typename Sync, typename Result>
-void measure(benchmark::State& state, problem<T>& p, Run run, Sync sync, Result result) {
-  run();  // builds kernels, allocates workspaces
-  sync();
-  const double err = p.error_of(result());
-  state.counters["max_rel_err"] = err;
-  if (!(err <= tolerance<T>())) {
-    state.SkipWithError(fmt::format("wrong result: max relative error {:.3g}", err).c_str());
-    return;
-  }
-  // Calls per iteration: enough for about a millisecond.
-  const auto t0 = std::chrono::steady_clock::now();
-  run();
-  sync();
-  const double once = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const int reps = std::max(1, static_cast<int>(1e-3 / std::max(once, 1e-7)));
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int r = 0; r < reps; ++r) run();
-    sync();
-    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps);
-  }
-  state.counters["GFLOP"] =
-      benchmark::Counter(p.s.flops() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-}
-
-template <typename T>
-blas::gemm_arguments<T> arguments(problem<T>& p) {
-  blas::gemm_arguments<T> args;
-  args.trans_a = p.s.trans_a ? blas::transpose::trans : blas::transpose::none;
-  args.trans_b = p.s.trans_b ? blas::transpose::trans : blas::transpose::none;
-  args.m = p.s.m, args.n = p.s.n, args.k = p.s.k, args.alpha = T(1), args.beta = T(0);
-  args.a = p.da.get(), args.lda = p.s.lda(), args.stride_a = p.s.stride_a();
-  args.b = p.db.get(), args.ldb = p.s.ldb(), args.stride_b = p.s.stride_b();
-  args.c = p.dc.get(), args.ldc = p.s.m, args.stride_c = p.s.stride_c();
-  args.batch_count = p.s.batch;
-  return args;
-}
-
-template <typename T>
-void bench_tessera(benchmark::State& state, shape s, std::optional<blas::gemm_params> params) {
-  auto& p = get_problem<T>(s);
-  const auto args = arguments(p);
-  auto& ctx = rt::context::get();
-  const auto chosen = params ? *params : blas::default_params_for(args, ctx);
-  state.SetLabel(blas::to_string(chosen));
+void measure(benchmark::State& state, const baselines::gemm_operands<T>& p, baselines::gemm_implementation<T>& gemm) {
   try {
-    measure<T>(
-        state, p, [&] { blas::gemm_with(chosen, args); }, [&] { ctx.finish(); }, [&] { return p.device_result(); });
-  } catch (const tessera::error& e) {
+    const auto got = baselines::result_of_one_call(gemm);
+    state.counters["max_rel_err"] = baselines::max_relative_error(got, p.reference);
+    const auto wrong = baselines::first_mismatch(got, p.reference, baselines::gemm_tolerance<T>(p.shape.k));
+    if (!wrong.empty()) {
+      state.SkipWithError(("wrong result: " + wrong).c_str());
+      return;
+    }
+    const baselines::timed_call call = gemm.call();
+    const int calls = baselines::calls_per_sample(call, baselines::timing_options{});
+    for (auto _ : state) state.SetIterationTime(baselines::sample_seconds(call, calls));
+    state.counters["GFLOP"] =
+        benchmark::Counter(p.shape.flops() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
 }
 
 template <typename T>
-void bench_clblast(benchmark::State& state, shape s) {
-  auto& p = get_problem<T>(s);
-  cl_command_queue queue = rt::context::get().queue()();
-  const auto op = [](bool t) { return t ? CLBlastTransposeYes : CLBlastTransposeNo; };
-  CLBlastStatusCode status = CLBlastSuccess;
-  const auto run = [&] {
-    cl_mem a = p.da->handle()(), b = p.db->handle()(), c = p.dc->handle()();
-    if (p.s.batch == 1) {
-      if constexpr (std::is_same_v<T, float>)
-        status = CLBlastSgemm(CLBlastLayoutColMajor, op(s.trans_a), op(s.trans_b), s.m, s.n, s.k, 1.f, a, 0, s.lda(),
-                              b, 0, s.ldb(), 0.f, c, 0, s.m, &queue, nullptr);
-      else
-        status = CLBlastDgemm(CLBlastLayoutColMajor, op(s.trans_a), op(s.trans_b), s.m, s.n, s.k, 1.0, a, 0, s.lda(),
-                              b, 0, s.ldb(), 0.0, c, 0, s.m, &queue, nullptr);
-    } else {
-      if constexpr (std::is_same_v<T, float>)
-        status = CLBlastSgemmStridedBatched(CLBlastLayoutColMajor, op(s.trans_a), op(s.trans_b), s.m, s.n, s.k, 1.f,
-                                            a, 0, s.lda(), s.stride_a(), b, 0, s.ldb(), s.stride_b(), 0.f, c, 0, s.m,
-                                            s.stride_c(), s.batch, &queue, nullptr);
-      else
-        status = CLBlastDgemmStridedBatched(CLBlastLayoutColMajor, op(s.trans_a), op(s.trans_b), s.m, s.n, s.k, 1.0,
-                                            a, 0, s.lda(), s.stride_a(), b, 0, s.ldb(), s.stride_b(), 0.0, c, 0, s.m,
-                                            s.stride_c(), s.batch, &queue, nullptr);
-    }
-  };
-  run();
-  if (status != CLBlastSuccess) {
-    state.SkipWithError(fmt::format("CLBlast status {}", int(status)).c_str());
+void bench_tessera(benchmark::State& state, gemm_shape s, std::optional<blas::gemm_params> params) {
+  auto& p = operands_for<T>(s);
+  auto& ctx = rt::context::get();
+  blas::gemm_arguments<T> args;
+  args.trans_a = s.trans_a ? blas::transpose::trans : blas::transpose::none;
+  args.trans_b = s.trans_b ? blas::transpose::trans : blas::transpose::none;
+  args.m = s.m, args.n = s.n, args.k = s.k, args.batch_count = s.batch;
+  const auto chosen = params ? *params : blas::default_params_for(args, ctx);
+  state.SetLabel(blas::to_string(chosen));
+  const auto gemm = baselines::tessera_gemm<T>("tessera", ctx, chosen, s, p.a, p.b, p.c);
+  measure(state, p, *gemm);
+}
+
+template <typename T>
+void bench_clblast(benchmark::State& state, gemm_shape s) {
+  auto& p = operands_for<T>(s);
+  const auto gemm = baselines::clblast_gemm<T>(rt::context::get(), s, p.a, p.b, p.c);
+  measure(state, p, *gemm);
+}
+
+template <typename T>
+void bench_openblas(benchmark::State& state, gemm_shape s) {
+  auto& p = operands_for<T>(s);
+  const auto gemm = baselines::openblas_gemm<T>(s, p.host_a, p.host_b);
+  measure(state, p, *gemm);
+}
+
+template <typename T>
+void bench_cublas(benchmark::State& state, gemm_shape s) {
+  auto& p = operands_for<T>(s);
+  const auto gemm = baselines::cublas_gemm<T>(s, p.host_a, p.host_b);
+  if (!gemm) {
+    state.SkipWithError("no CUDA device");
     return;
   }
-  measure<T>(
-      state, p, run, [&] { clFinish(queue); }, [&] { return p.device_result(); });
+  measure(state, p, *gemm);
 }
-
-template <typename T>
-void bench_openblas(benchmark::State& state, shape s) {
-  auto& p = get_problem<T>(s);
-  std::vector<T> c(static_cast<std::size_t>(s.stride_c() * s.batch));
-  measure<T>(
-      state, p, [&] { p.host_gemm(c.data()); }, [] {}, [&] { return c; });
-}
-
-#if TESSERA_HAVE_CUBLAS
-template <typename T>
-void bench_cublas(benchmark::State& state, shape s) {
-  auto& p = get_problem<T>(s);
-  tessera::bench::cublas_gemm<T> g(s.trans_a, s.trans_b, s.m, s.n, s.k, s.batch, p.a, p.b);
-  measure<T>(
-      state, p, [&] { g.run(); }, [&] { g.sync(); }, [&] { return g.result(); });
-}
-#endif
 
 std::vector<std::string> split(const char* text, char sep) {
   std::vector<std::string> out;
@@ -259,9 +133,9 @@ std::vector<std::string> split(const char* text, char sep) {
 }
 
 template <typename T>
-void register_shape(const shape& s, const std::vector<blas::gemm_params>& extra, bool cuda) {
+void register_shape(const gemm_shape& s, const std::vector<blas::gemm_params>& extra, bool cuda) {
   const std::string type = std::is_same_v<T, float> ? "float" : "double";
-  const auto name = [&](const std::string& impl) { return fmt::format("{}/{}/{}", impl, type, s.name()); };
+  const auto name = [&](const std::string& impl) { return fmt::format("{}/{}/{}", impl, type, bench_name(s)); };
   const auto tune = [](benchmark::internal::Benchmark* b) {
     b->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
   };
@@ -272,12 +146,8 @@ void register_shape(const shape& s, const std::vector<blas::gemm_params>& extra,
   for (const auto& p : extra)
     tune(benchmark::RegisterBenchmark(name("tessera[" + blas::to_string(p) + "]").c_str(),
                                       [s, p](benchmark::State& st) { bench_tessera<T>(st, s, p); }));
-#if TESSERA_HAVE_CUBLAS
   if (cuda)
     tune(benchmark::RegisterBenchmark(name("cublas").c_str(), [s](benchmark::State& st) { bench_cublas<T>(st, s); }));
-#else
-  (void)cuda;
-#endif
 }
 
 // Prints the driver's report of each configuration's kernel (NVIDIA: ptxas registers, spills).
@@ -314,12 +184,9 @@ int main(int argc, char** argv) {
   auto transposes = split(std::getenv("TESSERA_BENCH_TRANSPOSES"), ',');
   if (transposes.empty()) transposes = {"nn"};
   const bool with_double = std::getenv("TESSERA_BENCH_DOUBLE") != nullptr;
-  bool cuda = false;
-#if TESSERA_HAVE_CUBLAS
-  cuda = tessera::bench::cuda_device_count() > 0;
-#endif
+  const bool cuda = baselines::cublas_available();
 
-  std::vector<shape> shapes;
+  std::vector<gemm_shape> shapes;
   std::vector<std::int64_t> squares{256, 512, 1024, 2048, 4096};
   if (gpu) squares.push_back(8192);
   for (const auto& t : transposes)

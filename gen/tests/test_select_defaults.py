@@ -8,86 +8,223 @@ import defaults_table
 import plot_results
 import select_defaults
 
+X = "local vw=4 cls=64 item=8x8 wg=16x16"
+Y = "local vw=2 cls=32 item=4x4 wg=8x8"
+DEFAULT = "local vw=1 cls=32 item=2x2 wg=8x8"
 
-def sample_results(tmp_path: Path, name: str = "run.json", best: float = 900.0) -> Path:
-    def result(config: str, gflops: float | None, status: str = "ok", kind: str = "config"):
-        return {"name": config, "kind": kind, "status": status, "reason": "" if status == "ok" else "build log",
-                "gflops": None if gflops is None else {"min": gflops * 0.9, "median": gflops, "max": gflops * 1.1},
-                "build_seconds": 0.2}
 
-    document = {
-        "tool": "tune_all", "date": "2026-11-22T01:00:00Z", "element_type": "float",
-        "device": {"name": "NVIDIA H200", "vendor": "NVIDIA Corporation", "type": "gpu", "architecture": "sm_90"},
-        "runs": [
-            {"transposes": "nn", "m": 4096, "n": 4096, "k": 4096, "batch": 1, "problem_class": "large",
-             "results": [result("CLBlast", 600.0, kind="baseline"), result("default", 500.0, kind="default"),
-                         result("local vw=4 cls=64 item=8x8 wg=16x16", best),
-                         result("local vw=2 cls=32 item=4x4 wg=8x8", 300.0),
-                         result("local vw=8 cls=64 item=8x8 wg=16x16", None, status="build_failed")]},
-            {"transposes": "tt", "m": 4096, "n": 4096, "k": 4096, "batch": 1, "problem_class": "large",
-             "results": [result("local vw=1 cls=32 item=2x2 wg=8x8", None, status="wrong_result")]},
-        ],
-    }
+def result(name: str, gflops: float | None, status: str = "ok", kind: str = "config",
+           configuration: str | None = None) -> dict:
+    return {"name": name, "kind": kind, "status": status, "reason": "" if status == "ok" else "build log",
+            "configuration": configuration if configuration is not None else (name if kind == "config" else None),
+            "gflops": None if gflops is None else {"min": gflops * 0.9, "median": gflops, "max": gflops * 1.1},
+            "build_seconds": 0.2}
+
+
+def finalist(configuration: str, kind: str, median_s: float, spread_s: float) -> dict:
+    name = configuration if kind == "config" else f"tessera default: {configuration}"
+    return {"name": name, "kind": kind, "configuration": configuration,
+            "seconds": {"min": median_s - spread_s, "median": median_s, "max": median_s + spread_s,
+                        "spread": spread_s},
+            "gflops": {"median": 1.0}}
+
+
+def run(configs: dict[str, float], default_gflops: float, finalists: list[dict], verdict: str,
+        best: str | None = None, transposes: str = "nn", size: int = 4096, problem_class: str = "large") -> dict:
+    results = [result("CLBlast", 600.0, kind="baseline"),
+               result(f"tessera default: {DEFAULT}", default_gflops, kind="default", configuration=DEFAULT)]
+    results += [result(name, g) for name, g in configs.items()]
+    results.append(result("local vw=8 cls=64 item=8x8 wg=16x16", None, status="build_failed"))
+    return {"transposes": transposes, "m": size, "n": size, "k": size, "batch": 1, "problem_class": problem_class,
+            "configs_total": len(configs) + 1, "partial": False, "results": results,
+            "finalists": {"rounds": 7, "entries": finalists},
+            "decision": {"verdict": verdict, "best": best, "best_configuration": best,
+                         "default": f"tessera default: {DEFAULT}", "default_configuration": DEFAULT,
+                         "reason": "the fastest other finalist is not faster than the default by more than the spread"
+                         if verdict == "default_kept" else "1.2x the default"}}
+
+
+def a_win(best_gflops: float = 900.0, size: int = 4096) -> dict:
+    """X clearly beats the default in the search and in the re-measurement."""
+    return run({X: best_gflops, Y: 300.0}, 500.0,
+               [finalist(X, "config", 1.0e-3, 0.01e-3), finalist(Y, "config", 3.0e-3, 0.02e-3),
+                finalist(DEFAULT, "default", 1.8e-3, 0.02e-3)], "best", X, size=size)
+
+
+def a_loss() -> dict:
+    """X led the search, but measured again interleaved it is slower than the default."""
+    return run({X: 900.0, Y: 300.0}, 850.0,
+               [finalist(X, "config", 1.05e-3, 0.02e-3), finalist(Y, "config", 3.0e-3, 0.02e-3),
+                finalist(DEFAULT, "default", 1.0e-3, 0.02e-3)], "default_kept")
+
+
+def write_results(tmp_path: Path, runs: list[dict], name: str = "run.json", **top) -> Path:
+    document = {"tool": "tune_all", "date": "2026-11-22T01:00:00Z", "element_type": "float", "epilogue": None,
+                "partial": False, "stopped_by": None,
+                "device": {"name": "NVIDIA H200", "vendor": "NVIDIA Corporation", "type": "gpu",
+                           "architecture": "sm_90"},
+                "runs": runs}
+    document.update(top)
     path = tmp_path / name
     path.write_text(json.dumps(document))
     return path
 
 
-def test_the_best_verified_configuration_wins(tmp_path):
-    status = select_defaults.main([str(sample_results(tmp_path)), "--target", "nvidia_gpu",
-                                   "--output_dir", str(tmp_path / "defaults")])
-    assert status == 0
-    document = json.loads((tmp_path / "defaults" / "nvidia_gpu.json").read_text())
-    assert [e["transposes"] for e in document["entries"]] == ["nn"]  # tt had no verified config
-    entry = document["entries"][0]
-    assert entry["configuration"] == "local vw=4 cls=64 item=8x8 wg=16x16"
+def select(tmp_path: Path, *files: Path) -> int:
+    return select_defaults.main([*map(str, files), "--target", "nvidia_gpu", "--output_dir", str(tmp_path / "d")])
+
+
+def entries(tmp_path: Path) -> list[dict]:
+    return json.loads((tmp_path / "d" / "nvidia_gpu.json").read_text())["entries"]
+
+
+def test_a_configuration_that_beat_the_default_is_written(tmp_path):
+    assert select(tmp_path, write_results(tmp_path, [a_win()])) == 0
+    [entry] = entries(tmp_path)
+    assert entry["configuration"] == X
     assert entry["level"] == "name" and entry["match"] == "NVIDIA H200" and entry["element_bytes"] == 4
-    assert "1.50x CLBlast" in entry["origin"]
+    assert "1.80x the default (re-measured)" in entry["origin"] and "1.50x CLBlast" in entry["origin"]
+
+
+def test_a_best_slower_than_the_default_writes_no_regression(tmp_path, capsys):
+    assert select(tmp_path, write_results(tmp_path, [a_loss()])) == 0
+    assert not (tmp_path / "d" / "nvidia_gpu.json").exists()
+    out = capsys.readouterr().out
+    assert "NVIDIA H200 nn large: no entry: no configuration beat the default" in out
+    assert "not faster than the default by more than the spread" in out
+
+
+def test_the_existing_entry_is_kept_when_the_default_was_not_beaten(tmp_path, capsys):
+    select(tmp_path, write_results(tmp_path, [a_win()], name="first.json"))
+    before = (tmp_path / "d" / "nvidia_gpu.json").read_bytes()
+    assert select(tmp_path, write_results(tmp_path, [a_loss()], name="second.json")) == 0
+    assert (tmp_path / "d" / "nvidia_gpu.json").read_bytes() == before
+    out = capsys.readouterr().out
+    assert f"kept {X}: no configuration beat the default" in out and "left as it is" in out
+
+
+def test_a_decision_the_figures_do_not_support_is_refused(tmp_path, capsys):
+    forged = a_loss()
+    forged["decision"].update(verdict="best", best=X, best_configuration=X)
+    assert select(tmp_path, write_results(tmp_path, [forged])) == 1
+    assert "does not beat the default by more than the spread" in capsys.readouterr().err
+    assert not (tmp_path / "d").exists()
+
+
+def test_a_winner_that_lost_to_the_default_in_another_run_is_not_written(tmp_path, capsys):
+    lost_at_8192 = a_loss()
+    lost_at_8192.update(m=8192, n=8192, k=8192)
+    assert select(tmp_path, write_results(tmp_path, [a_win(), lost_at_8192])) == 0
+    assert not (tmp_path / "d" / "nvidia_gpu.json").exists()
+    assert "lost to the default in another run" in capsys.readouterr().out
 
 
 def test_the_better_of_two_runs_is_kept(tmp_path):
-    first = sample_results(tmp_path, "a.json", best=900.0)
-    second = sample_results(tmp_path, "b.json", best=950.0)
-    select_defaults.main([str(first), str(second), "--target", "t", "--output_dir", str(tmp_path)])
-    document = json.loads((tmp_path / "t.json").read_text())
-    assert document["entries"][0]["gflops"] == 950.0
-    assert document["sources"] == ["a.json", "b.json"]
+    first = write_results(tmp_path, [a_win(900.0)], name="a.json")
+    second = write_results(tmp_path, [a_win(950.0)], name="b.json")
+    assert select(tmp_path, first, second) == 0
+    [entry] = entries(tmp_path)
+    assert entry["gflops"] == 950.0
+    assert json.loads((tmp_path / "d" / "nvidia_gpu.json").read_text())["sources"] == ["a.json", "b.json"]
 
 
 def test_runs_of_different_sizes_compare_by_fraction_of_their_best(tmp_path):
-    # x leads at 4096 and is within 4% at 8192; y wins 8192 only. Raw GFLOP/s would pick y
-    # (8192 runs faster); over both sizes x is the better default.
-    def run_at(size, x, y):
-        return {"transposes": "nn", "m": size, "n": size, "k": size, "batch": 1, "problem_class": "large",
-                "results": [{"name": name, "kind": "config", "status": "ok", "reason": "", "build_seconds": 0.1,
-                             "gflops": {"min": g, "median": g, "max": g}} for name, g in (("x", x), ("y", y))]}
-    document = {"tool": "tune_nn", "date": "2026-11-22T01:00:00Z", "element_type": "float",
-                "device": {"name": "GPU", "vendor": "v", "type": "gpu"},
-                "runs": [run_at(4096, 1000.0, 900.0), run_at(8192, 1150.0, 1200.0)]}
-    path = tmp_path / "sizes.json"
-    path.write_text(json.dumps(document))
-    assert select_defaults.main([str(path), "--target", "t", "--output_dir", str(tmp_path)]) == 0
-    entry = json.loads((tmp_path / "t.json").read_text())["entries"][0]
-    assert entry["configuration"] == "x"
+    # X leads at 4096 and is within 4% at 8192; Y wins 8192 only. Raw GFLOP/s would pick Y
+    # (8192 runs faster); over both sizes X is the better default. Both beat the default.
+    at_4096 = run({X: 1000.0, Y: 900.0}, 500.0,
+                  [finalist(X, "config", 1.0e-3, 1e-6), finalist(Y, "config", 1.1e-3, 1e-6),
+                   finalist(DEFAULT, "default", 2.0e-3, 1e-6)], "best", X)
+    at_8192 = run({X: 1150.0, Y: 1200.0}, 500.0,
+                  [finalist(Y, "config", 1.0e-3, 1e-6), finalist(X, "config", 1.04e-3, 1e-6),
+                   finalist(DEFAULT, "default", 2.0e-3, 1e-6)], "best", Y, size=8192)
+    assert select(tmp_path, write_results(tmp_path, [at_4096, at_8192])) == 0
+    [entry] = entries(tmp_path)
+    assert entry["configuration"] == X
     assert entry["gflops"] == 1150.0 and "8192x8192x8192" in entry["origin"] and "2 runs" in entry["origin"]
+
+
+def test_entries_for_other_groups_are_kept(tmp_path):
+    tt = a_win()
+    tt["transposes"] = "tt"
+    select(tmp_path, write_results(tmp_path, [tt], name="tt.json"))
+    assert select(tmp_path, write_results(tmp_path, [a_win()], name="nn.json")) == 0
+    assert [e["transposes"] for e in entries(tmp_path)] == ["nn", "tt"]
+
+
+def test_partial_and_older_runs_are_not_used(tmp_path, capsys):
+    partial = a_win()
+    partial["partial"] = True
+    older = a_win()
+    del older["finalists"], older["decision"]
+    older["transposes"] = "nt"
+    path = write_results(tmp_path, [partial, older], partial=True, stopped_by="SIGINT")
+    assert select(tmp_path, path) == 0
+    assert not (tmp_path / "d" / "nvidia_gpu.json").exists()
+    out = capsys.readouterr().out
+    assert "nn 4096x4096x4096: not used: the run was stopped before it was complete (SIGINT)" in out
+    assert "nt 4096x4096x4096: not used: no finalists' re-measurement" in out
+
+
+def test_a_run_tuned_with_an_epilogue_is_refused(tmp_path, capsys):
+    assert select(tmp_path, write_results(tmp_path, [a_win()], epilogue="bias_relu")) == 1
+    assert "$.epilogue is 'bias_relu'" in capsys.readouterr().err
+    assert not (tmp_path / "d").exists()
+
+
+def test_zero_gflops_is_a_named_error_not_a_crash(tmp_path, capsys):
+    zero = a_win()
+    zero["results"][2]["gflops"] = {"min": 0.0, "median": 0.0, "max": 0.0}
+    assert select(tmp_path, write_results(tmp_path, [zero])) == 1
+    assert "$.runs[0].results[2].gflops.median: expected a positive number, got 0.0" in capsys.readouterr().err
+
+
+def test_a_problem_class_the_build_rejects_is_refused(tmp_path, capsys):
+    bad = a_win()
+    bad["problem_class"] = "huge"
+    assert select(tmp_path, write_results(tmp_path, [bad])) == 1
+    assert "$.runs[0].problem_class: expected one of small, medium, large, batched, got 'huge'" in capsys.readouterr().err
+
+
+def test_a_device_name_the_build_rejects_is_refused_before_writing(tmp_path, capsys):
+    path = write_results(tmp_path, [a_win()])
+    document = json.loads(path.read_text())
+    document["device"]["name"] = 'GPU "9000"'
+    path.write_text(json.dumps(document))
+    assert select(tmp_path, path) == 1
+    assert "$.entries[0].match: quotes, backslashes and newlines are not allowed" in capsys.readouterr().err
+    assert not (tmp_path / "d" / "nvidia_gpu.json").exists()
 
 
 def test_bad_results_are_named(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"device": {"name": "x", "vendor": "y", "type": "gpu"}, "runs": [{"m": 1}]}))
-    assert select_defaults.main([str(bad), "--target", "t", "--output_dir", str(tmp_path / "d")]) == 1
+    assert select(tmp_path, bad) == 1
     assert "bad.json: $.runs[0]: missing key 'results'" in capsys.readouterr().err
     assert not (tmp_path / "d").exists()
 
 
+def test_non_utf8_results_are_named(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"device": "\xff"}')
+    assert select(tmp_path, bad) == 1
+    assert "bad.json: not UTF-8 text" in capsys.readouterr().err
+
+
+def test_an_unwritable_output_folder_is_named(tmp_path, capsys):
+    blocker = tmp_path / "d"
+    blocker.write_text("a file where the folder should be")
+    assert select(tmp_path, write_results(tmp_path, [a_win()])) == 1
+    assert str(blocker) in capsys.readouterr().err
+
+
 def test_defaults_table_renders_x_macro_lines(tmp_path):
-    select_defaults.main([str(sample_results(tmp_path)), "--target", "nvidia_gpu", "--output_dir", str(tmp_path)])
+    select(tmp_path, write_results(tmp_path, [a_win()]))
     out = tmp_path / "table.def"
-    assert defaults_table.main([str(out), str(tmp_path / "nvidia_gpu.json")]) == 0
+    assert defaults_table.main([str(out), str(tmp_path / "d" / "nvidia_gpu.json")]) == 0
     lines = [line for line in out.read_text().splitlines() if line.startswith("TESSERA_GEMM_DEFAULT")]
-    assert lines == ['TESSERA_GEMM_DEFAULT(name, "NVIDIA H200", 4, "nn", "large", '
-                     '"local vw=4 cls=64 item=8x8 wg=16x16", "tuned 2026-11-22 on NVIDIA H200 at 4096x4096x4096: '
-                     '900 GFLOP/s, 1.50x CLBlast")']
+    assert lines == [f'TESSERA_GEMM_DEFAULT(name, "NVIDIA H200", 4, "nn", "large", "{X}", '
+                     '"tuned 2026-11-22 on NVIDIA H200 at 4096x4096x4096: 900 GFLOP/s, 1.80x the default '
+                     '(re-measured), 1.50x CLBlast")']
 
 
 def test_defaults_table_rejects_a_bad_level(tmp_path, capsys):
@@ -100,5 +237,11 @@ def test_defaults_table_rejects_a_bad_level(tmp_path, capsys):
 
 def test_plot_is_a_png(tmp_path):
     out = tmp_path / "plot.png"
-    assert plot_results.main([str(sample_results(tmp_path)), "--output", str(out)]) == 0
+    assert plot_results.main([str(write_results(tmp_path, [a_win()])), "--output", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_to_a_missing_folder_is_named_not_a_traceback(tmp_path, capsys):
+    out = tmp_path / "missing" / "plot.png"
+    assert plot_results.main([str(write_results(tmp_path, [a_win()])), "--output", str(out)]) == 1
+    assert "missing/plot.png: its folder" in capsys.readouterr().err

@@ -1,16 +1,17 @@
 #include <tessera/blas/gemm.hpp>
 #include <tessera/blas/gemm_defaults.hpp>
+#include <tessera/codegen/type_names.hpp>
 #include <tessera/runtime/checked_size.hpp>
 #include <tessera/runtime/covering_event.hpp>
 #include <tessera/runtime/embedded_sources.hpp>
 #include <tessera/runtime/error.hpp>
 #include <tessera/runtime/kernel.hpp>
+#include <tessera/runtime/kernel_cache.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <climits>
-#include <map>
-#include <mutex>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,9 +22,10 @@ namespace {
 constexpr std::int64_t int_max = INT32_MAX;
 std::atomic<std::size_t> launches{0};
 
+// OpenCL C's name of T, from codegen's one mapping (in build options and messages).
 template <typename T>
 constexpr std::string_view type_name() {
-  return std::is_same_v<T, float> ? "float" : "double";
+  return codegen::opencl_type_name<T>();
 }
 
 [[noreturn]] void fail(std::string_view what) {
@@ -143,15 +145,8 @@ void validate(const gemm_arguments<T>& args) {
 
 namespace {
 
-struct built_kernel {
-  runtime::kernel kernel;
-  std::size_t max_work_group_size = 0;
-};
-
-// Kernel objects by (OpenCL context, options); each entry keeps its program, hence its
-// context, alive, so a key is never reused for another context.
-std::mutex kernels_mutex;
-std::map<std::pair<cl_context, std::string>, std::shared_ptr<built_kernel>> kernels;
+// Kernel objects by OpenCL context and build options (with the epilogue's source, if any).
+runtime::kernel_cache<std::string, runtime::kernel> kernels;
 
 std::string_view family_source(gemm_family family) {
   switch (family) {
@@ -202,32 +197,19 @@ std::string program_source(gemm_family family, std::string_view epilogue_source 
 }
 
 template <typename T>
-std::shared_ptr<built_kernel> get_kernel(const runtime::context& ctx, const gemm_params& p,
-                                         const gemm_arguments<T>& args, const detail::gemm_epilogue* epilogue) {
+std::shared_ptr<runtime::kernel> get_kernel(const runtime::context& ctx, const gemm_params& p,
+                                            const gemm_arguments<T>& args, const detail::gemm_epilogue* epilogue) {
   // The epilogue's source is part of the key: options alone name the plain kernels.
-  std::string key = kernel_options(p, args);
-  const std::size_t options_size = key.size();
-  if (epilogue != nullptr) key += epilogue->source;
-  {
-    std::lock_guard lock(kernels_mutex);
-    auto it = kernels.find({ctx.cl_context()(), key});
-    if (it != kernels.end()) return it->second;
-  }
-  const std::string options = key.substr(0, options_size);
-  const gemm_family family = family_of(p);
-  const std::string source = program_source(family, epilogue != nullptr ? epilogue->source : std::string_view{});
-  const std::string name = epilogue != nullptr ? fmt::format("gemm {} ({}) + {}", to_string(family), to_string(p), epilogue->name)
-                                               : fmt::format("gemm {} ({})", to_string(family), to_string(p));
-  const auto program = ctx.programs().get(name, source, options);
-  auto built = std::make_shared<built_kernel>();
-  built->kernel = program->make_kernel("tessera_gemm");
-  std::size_t wg = 0;
-  runtime::check_cl(built->kernel.handle().getWorkGroupInfo(ctx.device().handle, CL_KERNEL_WORK_GROUP_SIZE, &wg),
-                    "clGetKernelWorkGroupInfo");
-  built->max_work_group_size = wg;
-  std::lock_guard lock(kernels_mutex);
-  auto [it, inserted] = kernels.emplace(std::pair{ctx.cl_context()(), std::move(key)}, built);
-  return it->second;
+  const std::string options = kernel_options(p, args);
+  const std::string key = epilogue != nullptr ? options + std::string(epilogue->source) : options;
+  return kernels.get(ctx, key, [&] {
+    const gemm_family family = family_of(p);
+    const std::string source = program_source(family, epilogue != nullptr ? epilogue->source : std::string_view{});
+    const std::string name = epilogue != nullptr
+                                 ? fmt::format("gemm {} ({}) + {}", to_string(family), to_string(p), epilogue->name)
+                                 : fmt::format("gemm {} ({})", to_string(family), to_string(p));
+    return ctx.programs().get(name, source, options)->make_kernel("tessera_gemm");
+  });
 }
 
 template <typename T>
@@ -254,11 +236,11 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
   }
   const auto built = get_kernel(ctx, p, args, epilogue);
   const gemm_derived d = derive(p, sizeof(T));
-  if (static_cast<std::int64_t>(built->max_work_group_size) < d.work_group_size)
+  if (static_cast<std::int64_t>(built->max_work_group_size()) < d.work_group_size)
     throw unsupported_error(fmt::format(
         "tessera::blas::gemm: configuration '{}' needs work-groups of {} work-items, but its kernel runs at most "
         "{} on {} (registers or local memory)",
-        to_string(p), d.work_group_size, built->max_work_group_size, ctx.device().name));
+        to_string(p), d.work_group_size, built->max_work_group_size(), ctx.device().name));
 
   const bool naive = family_of(p) == gemm_family::naive;
   const std::int64_t rows_per_group = naive ? p.wg_rows : d.block_rows;
@@ -284,16 +266,15 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
     const auto offset = [first](std::size_t base, std::int64_t stride) {
       return static_cast<cl_ulong>(base + static_cast<std::size_t>(first * stride));
     };
-    const auto set_epilogue_arguments = [epilogue](const cl::Kernel& kernel, cl_uint first) {
-      if (epilogue != nullptr && epilogue->set_arguments) epilogue->set_arguments(kernel, first);
-    };
-    event = built->kernel.launch_extended(ctx, range, set_epilogue_arguments, m, n, k, args.alpha, a_buffer,
-                                 args.k > 0 ? offset(args.a_offset, args.stride_a) : cl_ulong(0), lda,
-                                 static_cast<cl_ulong>(args.stride_a), b_buffer,
-                                 args.k > 0 ? offset(args.b_offset, args.stride_b) : cl_ulong(0), ldb,
-                                 static_cast<cl_ulong>(args.stride_b), args.beta, args.c->handle(),
-                                 offset(args.c_offset, args.stride_c), ldc, static_cast<cl_ulong>(args.stride_c),
-                                 static_cast<int>(count));
+    // The GEMM's own parameters, then the epilogue's (gemm_common.cl's GEMM_EPILOGUE_PARAMETERS).
+    std::vector<runtime::kernel_argument> arguments{
+        m, n, k, args.alpha, a_buffer, args.k > 0 ? offset(args.a_offset, args.stride_a) : cl_ulong(0), lda,
+        static_cast<cl_ulong>(args.stride_a), b_buffer,
+        args.k > 0 ? offset(args.b_offset, args.stride_b) : cl_ulong(0), ldb, static_cast<cl_ulong>(args.stride_b),
+        args.beta, args.c->handle(), offset(args.c_offset, args.stride_c), ldc,
+        static_cast<cl_ulong>(args.stride_c), static_cast<int>(count)};
+    if (epilogue != nullptr) arguments.insert(arguments.end(), epilogue->arguments.begin(), epilogue->arguments.end());
+    event = built->launch(ctx, range, arguments);
     if (first == 0) first_launch = event;
     ++launches;
   }

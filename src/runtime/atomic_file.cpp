@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <random>
 
 #include <fcntl.h>
@@ -21,12 +22,13 @@ class temporary_file {
  public:
   explicit temporary_file(std::filesystem::path path) : path_(std::move(path)) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    created_ = fd_ >= 0;
   }
   temporary_file(const temporary_file&) = delete;
   temporary_file& operator=(const temporary_file&) = delete;
   ~temporary_file() {
     close();
-    if (!kept_) ::unlink(path_.c_str());
+    if (created_ && !kept_) ::unlink(path_.c_str());
   }
   int fd() const { return fd_; }
   int close() {
@@ -35,10 +37,12 @@ class temporary_file {
     return status;
   }
   void keep() { kept_ = true; }
+  const std::filesystem::path& path() const { return path_; }
 
  private:
   std::filesystem::path path_;
   int fd_ = -1;
+  bool created_ = false;
   bool kept_ = false;
 };
 
@@ -46,31 +50,37 @@ class temporary_file {
   throw file_error(path, fmt::format("cannot {}: {}", doing, std::strerror(error_number)));
 }
 
-}  // namespace
-
-namespace {
-std::filesystem::path folder_of(const std::filesystem::path& path) {
-  return path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-}
-}  // namespace
-
-void check_destination(const std::filesystem::path& path) {
+// The checks before a write; returns the folder the file goes to.
+std::filesystem::path checked_folder(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw file_error(path, "is a directory, not a file");
-  if (!std::filesystem::is_directory(folder_of(path), ec)) throw file_error(path, "its folder does not exist");
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::is_directory(folder, ec)) throw file_error(path, "its folder does not exist");
   // Renaming over a special file (/dev/full, a FIFO) would replace it: refuse before writing.
   struct stat existing {};
   if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
     throw file_error(path, "exists and is not a regular file");
+  return folder;
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
-  check_destination(path);
-  const std::filesystem::path folder = folder_of(path);
+// A temporary file beside path, opened for writing (removed unless kept).
+std::unique_ptr<temporary_file> temporary_beside(const std::filesystem::path& path, const std::filesystem::path& folder) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
-  const auto temp_path = folder / fmt::format(".{}.{}.{:x}.tmp", path.filename().string(), ::getpid(), rng());
-  temporary_file temp(temp_path);
-  if (temp.fd() < 0) fail(path, fmt::format("create a temporary file in {}", folder.string()), errno);
+  auto temp = std::make_unique<temporary_file>(
+      folder / fmt::format(".{}.{}.{:x}.tmp", path.filename().string(), ::getpid(), rng()));
+  if (temp->fd() < 0) fail(path, fmt::format("create a temporary file in {}", folder.string()), errno);
+  return temp;
+}
+
+}  // namespace
+
+void check_writable(const std::filesystem::path& path) { temporary_beside(path, checked_folder(path)); }
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  const auto folder = checked_folder(path);
+  const auto owned = temporary_beside(path, folder);
+  temporary_file& temp = *owned;
+  const auto& temp_path = temp.path();
   // A full disk shows as a short write (ENOSPC) here or as a failing fsync/close below.
   for (std::size_t written = 0; written < contents.size();) {
     const ssize_t n = ::write(temp.fd(), contents.data() + written, contents.size() - written);

@@ -14,24 +14,27 @@ std::atomic<std::size_t> enqueued{0};
 
 std::size_t kernels_enqueued() { return enqueued.load(); }
 
-void kernel::check_argument(cl_int status, cl_uint index) const {
-  if (status != CL_SUCCESS)
-    throw opencl_error("clSetKernelArg", status, fmt::format("kernel '{}', argument {}", name_, index));
-}
-
-cl::Event kernel::enqueue(const context& ctx, const launch_range& range) const {
+cl::Event kernel::launch(const context& ctx, const launch_range& range,
+                         std::span<const kernel_argument> arguments) const {
+  if (!mutex_) throw error("runtime::kernel: launch of a kernel that was never built");
+  std::lock_guard lock(*mutex_);
+  for (std::size_t index = 0; index < arguments.size(); ++index) {
+    const cl_int status = ::clSetKernelArg(handle_(), static_cast<cl_uint>(index), arguments[index].size(),
+                                           arguments[index].value());
+    if (status != CL_SUCCESS)
+      throw opencl_error("clSetKernelArg", status, fmt::format("kernel '{}', argument {}", name_, index));
+  }
   cl::Event event;
-  cl_int status;
   if (range.empty()) {
-    status = ctx.queue().enqueueMarkerWithWaitList(nullptr, &event);
+    const cl_int status = ctx.queue().enqueueMarkerWithWaitList(nullptr, &event);
     if (status != CL_SUCCESS) throw opencl_error("clEnqueueMarkerWithWaitList", status, name_);
     return event;
   }
   const bool has_local = range.local[0] != 0;
   const std::size_t* local = has_local ? range.local.data() : nullptr;
   cl_event raw = nullptr;
-  status = ::clEnqueueNDRangeKernel(ctx.queue()(), handle_(), range.dimensions, nullptr,
-                                    range.global.data(), local, 0, nullptr, &raw);
+  const cl_int status = ::clEnqueueNDRangeKernel(ctx.queue()(), handle_(), range.dimensions, nullptr,
+                                                 range.global.data(), local, 0, nullptr, &raw);
   if (status != CL_SUCCESS) {
     std::string detail = fmt::format("kernel '{}', global {}", name_,
                                      fmt::join(range.global.begin(), range.global.begin() + range.dimensions, "x"));

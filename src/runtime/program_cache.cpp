@@ -4,6 +4,7 @@
 #include <tessera/runtime/program_cache.hpp>
 #include <tessera/runtime/sha256.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -270,11 +271,21 @@ std::optional<std::string> disk_cache_problem(const std::filesystem::path& direc
 }
 
 kernel program::make_kernel(const std::string& kernel_name) const {
+  const std::string where = fmt::format("kernel '{}' in program '{}'", kernel_name, name_);
+  const auto check = [&where](cl_int status, const char* call) {
+    if (status != CL_SUCCESS) throw opencl_error(call, status, where);
+  };
   cl_int status = CL_SUCCESS;
   cl::Kernel k(handle_, kernel_name.c_str(), &status);
-  if (status != CL_SUCCESS)
-    throw opencl_error("clCreateKernel", status, fmt::format("kernel '{}' in program '{}'", kernel_name, name_));
-  return kernel(std::move(k), kernel_name);
+  check(status, "clCreateKernel");
+  std::size_t kernel_limit = 0, multiple = 0, device_limit = 0;
+  check(k.getWorkGroupInfo(device_, CL_KERNEL_WORK_GROUP_SIZE, &kernel_limit), "clGetKernelWorkGroupInfo");
+  check(k.getWorkGroupInfo(device_, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, &multiple),
+        "clGetKernelWorkGroupInfo");
+  check(device_.getInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE, &device_limit), "clGetDeviceInfo");
+  // A kernel's limit never exceeds the device's; a driver reporting 0 has no limit of its own.
+  const std::size_t limit = kernel_limit == 0 ? device_limit : std::min(kernel_limit, device_limit);
+  return kernel(std::move(k), kernel_name, limit, std::max<std::size_t>(multiple, 1));
 }
 
 program_cache::program_cache(const context& ctx, std::optional<std::filesystem::path> disk_directory)
@@ -347,7 +358,7 @@ std::shared_ptr<const program> program_cache::get(const std::string& name, const
     built = build_from_source(name, source, options);
     if (use_disk) store_to_disk(*built, key, file, *signing);
   }
-  slot->built = std::make_shared<const program>(std::move(*built), name);
+  slot->built = std::make_shared<const program>(std::move(*built), name, context_.device().handle);
   return slot->built;
 }
 

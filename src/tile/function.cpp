@@ -3,45 +3,33 @@
 #include <tessera/tile/parser.hpp>
 
 #include <algorithm>
-#include <map>
 #include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
 
+#include <tessera/runtime/kernel_cache.hpp>
 #include <tessera/runtime/program_cache.hpp>
 
 namespace tessera::tile {
 
 namespace {
 
+// What a call runs for one (element type, input layouts): kept in the function's kernel cache.
 struct compiled_plan {
+  compiled_plan(lowered_program l, std::vector<std::optional<runtime::kernel>> k)
+      : lowered(std::move(l)), kernels(std::move(k)) {}
+
   lowered_program lowered;
-  // Per step; a GEMM step's fallback kernel is built only if lower_matmul launches it.
+  // Per step: its kernel; none for a GEMM step (lower_matmul runs it).
   std::vector<std::optional<runtime::kernel>> kernels;
-  // Arguments are set and the kernel enqueued under this lock: clSetKernelArg is not
-  // thread-safe per kernel object, and these kernel objects belong to this plan only.
+  // Held while a call allocates intermediates and launches: calls sharing a plan share them.
   std::mutex launch_mutex;
   // Buffers of intermediate tensors (materialized, neither input nor output), allocated on the
   // first call and reused by every later one: the context's one in-order queue runs a call's
   // kernels after the previous call's, so no call can see another's intermediates.
   std::vector<runtime::device_buffer> intermediates;
 };
-
-void enqueue(const runtime::context& ctx, const runtime::kernel& k, const runtime::launch_range& range,
-             const std::vector<cl::Buffer>& arguments) {
-  for (cl_uint i = 0; i < arguments.size(); ++i) {
-    cl_mem mem = arguments[i]();
-    const cl_int status = ::clSetKernelArg(k.handle()(), i, sizeof(cl_mem), &mem);
-    if (status != CL_SUCCESS)
-      throw opencl_error("clSetKernelArg", status, fmt::format("kernel '{}', argument {}", k.name(), i));
-  }
-  if (range.empty()) return;
-  const cl_int status = ::clEnqueueNDRangeKernel(ctx.queue()(), k.handle()(), range.dimensions, nullptr,
-                                                 range.global.data(), nullptr, 0, nullptr, nullptr);
-  if (status != CL_SUCCESS)
-    throw opencl_error("clEnqueueNDRangeKernel", status, fmt::format("kernel '{}', global {}", k.name(), range.global[0]));
-}
 
 std::string layout_key(const tensor_layout& l) {
   return fmt::format("[{}|{}|{}]", fmt::join(l.dims, ","), fmt::join(l.strides, ","), l.offset);
@@ -86,8 +74,8 @@ void check_given_outputs(const program& p, const lowered_program& lp, const runt
 }  // namespace
 
 struct function::cache {
-  mutable std::mutex mutex;
-  std::map<std::string, std::shared_ptr<compiled_plan>> plans;
+  // Plans by element type and input layouts, per context.
+  runtime::kernel_cache<std::string, compiled_plan> plans;
 };
 
 function::function(program p, lowering_options options)
@@ -97,10 +85,7 @@ lowered_program function::lowering(const std::vector<tensor_layout>& inputs, ele
   return lower(*program_, inputs, type, options_);
 }
 
-std::size_t function::cached_plans() const {
-  std::lock_guard lock(cache_->mutex);
-  return cache_->plans.size();
-}
+std::size_t function::cached_plans() const { return cache_->plans.size(); }
 
 template <runtime::device_scalar T>
 std::vector<tensor<T>> function::run(const std::vector<tensor<T>>& inputs) const {
@@ -124,25 +109,19 @@ std::vector<tensor<T>> function::run_impl(const std::vector<tensor<T>>& inputs,
     layouts.push_back(inputs[i].layout());
   }
   // Shapes are checked (and errors thrown) before anything is cached.
-  std::string key = fmt::format("{}|{}|", sizeof(T), static_cast<const void*>(&ctx));
+  std::string key = fmt::format("{}|", sizeof(T));
   for (const auto& l : layouts) key += layout_key(l);
-  std::shared_ptr<compiled_plan> plan;
-  {
-    std::lock_guard lock(cache_->mutex);
-    if (const auto it = cache_->plans.find(key); it != cache_->plans.end()) plan = it->second;
-  }
-  if (!plan) {
-    auto fresh = std::make_shared<compiled_plan>();
-    fresh->lowered = lower(*program_, layouts, element_type_of<T>(), options_);
-    for (const auto& step : fresh->lowered.steps) {
+  const std::shared_ptr<compiled_plan> plan = cache_->plans.get(ctx, key, [&] {
+    lowered_program lowered = lower(*program_, layouts, element_type_of<T>(), options_);
+    std::vector<std::optional<runtime::kernel>> kernels;
+    for (const auto& step : lowered.steps) {
       if (const auto* k = std::get_if<kernel_launch>(&step))
-        fresh->kernels.push_back(ctx.programs().get(k->name, k->source)->make_kernel(k->name));
+        kernels.push_back(ctx.programs().get(k->name, k->source)->make_kernel(k->name));
       else
-        fresh->kernels.emplace_back();
+        kernels.emplace_back();
     }
-    std::lock_guard lock(cache_->mutex);
-    plan = cache_->plans.emplace(key, std::move(fresh)).first->second;
-  }
+    return compiled_plan(std::move(lowered), std::move(kernels));
+  });
 
   const lowered_program& lp = plan->lowered;
   const auto& p = *program_;
@@ -166,21 +145,14 @@ std::vector<tensor<T>> function::run_impl(const std::vector<tensor<T>>& inputs,
       }
     }
     for (std::size_t s = 0; s < lp.steps.size(); ++s) {
-      const kernel_launch& k = std::holds_alternative<kernel_launch>(lp.steps[s])
-                                   ? std::get<kernel_launch>(lp.steps[s])
-                                   : std::get<matmul_launch>(lp.steps[s]).fallback;
-      std::vector<cl::Buffer> arguments;
-      for (const auto t : k.tensors) arguments.push_back(storage[t].handle());
-      auto launch = [&] {
-        auto& kernel = plan->kernels[s];
-        if (!kernel) kernel = ctx.programs().get(k.name, k.source)->make_kernel(k.name);
-        enqueue(ctx, *kernel, k.range, arguments);
-      };
       if (const auto* mm = std::get_if<matmul_launch>(&lp.steps[s])) {
         lower_matmul<T>(ctx, mm->call, storage[mm->call.a], storage[mm->call.b], storage[mm->call.c]);
-      } else {
-        launch();
+        continue;
       }
+      const kernel_launch& k = std::get<kernel_launch>(lp.steps[s]);
+      std::vector<runtime::kernel_argument> arguments;
+      for (const auto t : k.tensors) arguments.emplace_back(storage[t].handle());
+      plan->kernels[s]->launch(ctx, k.range, arguments);
     }
   }
   std::vector<tensor<T>> outputs;

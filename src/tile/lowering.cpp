@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <tessera/codegen/kernel_builder.hpp>
+#include <tessera/codegen/substitute.hpp>
+#include <tessera/codegen/type_names.hpp>
 
 namespace tessera::tile {
 
@@ -133,7 +135,7 @@ class element_emitter {
       case value_expression::kind::call: {
         const std::string a = emit(v.operands[0]);
         const std::string b = v.operands.size() > 1 ? emit(v.operands[1]) : std::string();
-        return fmt::format(fmt::runtime(v.function->opencl), fmt::arg("a", a), fmt::arg("b", b), fmt::arg("T", type_));
+        return codegen::substitute(v.function->opencl, a, b);
       }
     }
     return "0";
@@ -279,7 +281,9 @@ class lowerer {
       if (g.gemm) lp_.materialized[std::get<contraction>(p_.statements[*g.contraction]).output] = true;
   }
 
-  std::string type_name() const { return type_ == element_type::float32 ? "float" : "double"; }
+  std::string type_name() const {
+    return std::string(single() ? codegen::opencl_type_name<float>() : codegen::opencl_type_name<double>());
+  }
   bool single() const { return type_ == element_type::float32; }
 
   /// Statements of g that write memory: their tensors, in order.
@@ -515,8 +519,8 @@ class lowerer {
     std::string init;
     switch (nest.empty ? aggregation::sum : c.agg) {
       case aggregation::product: init = ee.literal(1); break;
-      case aggregation::max: init = single() ? "-INFINITY" : "-(double)INFINITY"; break;
-      case aggregation::min: init = single() ? "INFINITY" : "(double)INFINITY"; break;
+      case aggregation::max: init = ee.literal(-std::numeric_limits<double>::infinity()); break;
+      case aggregation::min: init = ee.literal(std::numeric_limits<double>::infinity()); break;
       default: init = ee.literal(0); break;
     }
     std::vector<std::string> acc(elements);

@@ -1,6 +1,6 @@
 #include <tessera/runtime/checked_size.hpp>
 #include <tessera/runtime/error.hpp>
-#include <tessera/unified/reduction.hpp>
+#include <tessera/unified/launch_checks.hpp>
 
 #include <fmt/format.h>
 
@@ -15,10 +15,6 @@ std::int64_t checked_elements(const char* operation, dim<2> size) {
   const std::int64_t cols = runtime::checked_size(size[1], "columns", operation);
   return runtime::checked_product(rows, cols, "rows x columns", operation);
 }
-
-}  // namespace tessera::unified::detail
-
-namespace tessera::unified::detail {
 
 void check_result(const char* operation, std::size_t available, std::size_t needed) {
   if (available < needed)

@@ -97,4 +97,28 @@ TEST_F(AtomicFile, AnUnwritableFolderKeepsTheOldFile) {
   EXPECT_EQ(read(path), "old");
 }
 
+TEST_F(AtomicFile, CheckWritableLeavesAnExistingFileAndNoProbeBehind) {
+  const auto path = folder_ / "out.json";
+  rt::write_file_atomically(path, "old");
+  rt::check_writable(path);
+  rt::check_writable(folder_ / "new.json");
+  EXPECT_EQ(read(path), "old");
+  EXPECT_TRUE(others(path).empty()) << "neither new.json nor a probe file may be left";
+}
+
+TEST_F(AtomicFile, CheckWritableRefusesWhatAWriteWouldRefuseNamingThePath) {
+  const auto missing = folder_ / "missing" / "out.json";
+  try {
+    rt::check_writable(missing);
+    FAIL() << "expected file_error";
+  } catch (const rt::file_error& e) {
+    EXPECT_EQ(e.path(), missing);
+    EXPECT_THAT(e.what(), HasSubstr("folder does not exist"));
+  }
+  EXPECT_THROW(rt::check_writable(folder_), rt::file_error);
+  if (fs::exists("/dev/full")) {
+    EXPECT_THROW(rt::check_writable("/dev/full"), rt::file_error);
+  }
+}
+
 }  // namespace

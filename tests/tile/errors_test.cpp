@@ -203,7 +203,7 @@ TEST(UndefinedName, DimensionInAnIndex) {
 }
 
 TEST(UndefinedName, Function) {
-  expect_compile_error<check_error>("function (A) -> (O) {\n  O = erf(A);\n}", {2, 7}, "unknown function 'erf'");
+  expect_compile_error<check_error>("function (A) -> (O) {\n  O = erfcx(A);\n}", {2, 7}, "unknown function 'erfcx'");
 }
 
 TEST(UndefinedName, OutputUsedBeforeItIsAssigned) {

@@ -372,5 +372,26 @@ TEST(Kernels, GoThroughTheKernelBuilder) {
   EXPECT_THAT(k.source, ::testing::Not(HasSubstr("%")));
 }
 
+TEST(Kernels, EveryLaunchGoesThroughTheRuntimeAndIsCounted) {
+  // A contraction kernel and an elementwise kernel of another shape: two launches per call.
+  const function f = compile("function (A[N, M], B[M]) -> (S, O) { S[i: N] = +(A[i, j]); O = B * 2; }");
+  const auto lp = f.lowering(row_major({{7, 5}, {5}}), element_type::float32);
+  ASSERT_EQ(kernel_count(lp), 2u);
+  const tensor<float> a({7, 5}, tessera::testing::random_values<float>(35));
+  const tensor<float> b({5}, tessera::testing::random_values<float>(5));
+  for (int call = 0; call < 3; ++call) {
+    const auto before = runtime::kernels_enqueued();
+    const auto outputs = f(a, b);
+    EXPECT_EQ(runtime::kernels_enqueued() - before, 2u) << "call " << call;
+    const auto s = outputs[0].to_host(), o = outputs[1].to_host(), av = a.to_host(), bv = b.to_host();
+    for (int i = 0; i < 7; ++i) {
+      double sum = 0;
+      for (int j = 0; j < 5; ++j) sum += av[i * 5 + j];
+      EXPECT_NEAR(s[i], sum, 1e-5);
+    }
+    for (int j = 0; j < 5; ++j) EXPECT_EQ(o[j], 2 * bv[j]);
+  }
+}
+
 }  // namespace
 }  // namespace tessera::tile

@@ -19,13 +19,7 @@ const std::vector<std::string_view>& epilogue_names() {
 
 namespace {
 
-std::vector<float> random_floats(std::size_t n) {
-  std::mt19937_64 rng(std::random_device{}());
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> out(n);
-  for (auto& v : out) do v = dist(rng); while (v == 0.f);
-  return out;
-}
+std::vector<float> random_floats(std::size_t n) { return baselines::random_values<float>(n, std::random_device{}()); }
 
 /// What every epilogue shares: the operands as matrices and the product expression.
 class problem_base : public epilogue_problem {
@@ -117,7 +111,61 @@ class scale_add final : public problem_base {
   matrix<float> d_;
 };
 
+/// C of an epilogue as an implementation's result.
+class epilogue_output : public baselines::gemm_implementation<float> {
+ public:
+  epilogue_output(std::string name, const runtime::context& ctx, epilogue_problem& epilogue)
+      : gemm_implementation(std::move(name), baselines::processor::opencl_device), ctx_(ctx), epilogue_(epilogue) {}
+  void finish() override { ctx_.finish(); }
+  void poison() override { baselines::fill_with_nan<float>(ctx_, epilogue_.c().storage()); }
+  std::vector<float> result() override { return epilogue_.c().to_host(); }
+
+ protected:
+  const runtime::context& ctx_;
+  epilogue_problem& epilogue_;
+};
+
+class fused final : public epilogue_output {
+ public:
+  fused(std::string name, const runtime::context& ctx, epilogue_problem& epilogue, const blas::gemm_params& params)
+      : epilogue_output(std::move(name), ctx, epilogue), params_(params) {}
+  void enqueue() override { epilogue_.fused(&params_); }
+
+ private:
+  blas::gemm_params params_;
+};
+
+class unfused final : public epilogue_output {
+ public:
+  unfused(std::string name, const runtime::context& ctx, epilogue_problem& epilogue,
+          std::unique_ptr<baselines::gemm_implementation<float>> gemm)
+      : epilogue_output(std::move(name), ctx, epilogue), gemm_(std::move(gemm)) {}
+  void enqueue() override {
+    gemm_->enqueue();
+    epilogue_.separate();
+  }
+  void finish() override {
+    gemm_->finish();
+    epilogue_output::finish();
+  }
+
+ private:
+  std::unique_ptr<baselines::gemm_implementation<float>> gemm_;
+};
+
 }  // namespace
+
+std::unique_ptr<baselines::gemm_implementation<float>> fused_gemm(std::string name, const runtime::context& ctx,
+                                                                  epilogue_problem& epilogue,
+                                                                  const blas::gemm_params& params) {
+  return std::make_unique<fused>(std::move(name), ctx, epilogue, params);
+}
+
+std::unique_ptr<baselines::gemm_implementation<float>> with_separate_epilogue(
+    std::string name, const runtime::context& ctx, epilogue_problem& epilogue,
+    std::unique_ptr<baselines::gemm_implementation<float>> gemm) {
+  return std::make_unique<unfused>(std::move(name), ctx, epilogue, std::move(gemm));
+}
 
 std::unique_ptr<epilogue_problem> make_epilogue(std::string_view name, const runtime::context& ctx,
                                                 blas::transpose trans_a, blas::transpose trans_b, std::int64_t m,

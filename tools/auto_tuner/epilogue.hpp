@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include <tessera/baselines/gemm_implementations.hpp>
 #include <tessera/blas/gemm.hpp>
 #include <tessera/runtime/matrix.hpp>
 
@@ -45,5 +46,16 @@ std::unique_ptr<epilogue_problem> make_epilogue(std::string_view name, const run
                                                 blas::transpose trans_a, blas::transpose trans_b, std::int64_t m,
                                                 std::int64_t n, std::int64_t k, const std::vector<float>& host_a,
                                                 const std::vector<float>& host_b);
+
+/// The GEMM with the epilogue fused (one kernel, configuration params) writing the epilogue's C.
+std::unique_ptr<baselines::gemm_implementation<float>> fused_gemm(std::string name, const runtime::context& ctx,
+                                                                  epilogue_problem& epilogue,
+                                                                  const blas::gemm_params& params);
+
+/// An unfused path: gemm (which writes the epilogue's C), then the epilogue as a separate kernel
+/// on ctx's queue; verified and timed as one.
+std::unique_ptr<baselines::gemm_implementation<float>> with_separate_epilogue(
+    std::string name, const runtime::context& ctx, epilogue_problem& epilogue,
+    std::unique_ptr<baselines::gemm_implementation<float>> gemm);
 
 }  // namespace tessera::auto_tuner

@@ -14,6 +14,7 @@
 
 #include <tessera/runtime/error.hpp>
 
+#include "cli_numbers.hpp"
 #include "search.hpp"
 
 namespace {
@@ -26,6 +27,24 @@ struct recorded_run {
   std::vector<double> gflops;  // 0 where the configuration failed
 };
 
+// The value at key of object `where` names, or an error naming the file and the JSON path.
+const json& at(const json& object, const char* key, const std::string& path, const std::string& where) {
+  if (!object.is_object())
+    throw tessera::argument_error(fmt::format("{}: {}: expected an object, got {}", path, where, object.type_name()));
+  if (!object.contains(key)) throw tessera::argument_error(fmt::format("{}: {}: missing key '{}'", path, where, key));
+  return object[key];
+}
+
+template <typename T>
+T value_at(const json& object, const char* key, const std::string& path, const std::string& where) {
+  const json& value = at(object, key, path, where);
+  const bool fits = std::is_same_v<T, std::string> ? value.is_string()
+                    : std::is_same_v<T, double>    ? value.is_number()
+                                                   : value.is_number_unsigned();
+  if (!fits) throw tessera::argument_error(fmt::format("{}: {}.{}: unexpected {}", path, where, key, value.type_name()));
+  return value.get<T>();
+}
+
 std::vector<recorded_run> read_runs(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw tessera::argument_error(fmt::format("{}: cannot open", path));
@@ -36,18 +55,34 @@ std::vector<recorded_run> read_runs(const std::string& path) {
     throw tessera::argument_error(fmt::format("{}: not JSON: {}", path, e.what()));
   }
   std::vector<recorded_run> runs;
-  for (const auto& run : doc.at("runs")) {
+  const json& recorded = at(doc, "runs", path, "$");
+  if (!recorded.is_array()) throw tessera::argument_error(fmt::format("{}: $.runs: expected a list", path));
+  for (std::size_t i = 0; i < recorded.size(); ++i) {
+    const json& run = recorded[i];
+    const std::string where = fmt::format("$.runs[{}]", i);
     recorded_run r;
-    r.transposes = run.at("transposes").get<std::string>();
-    for (const auto& result : run.at("results")) {
-      if (result.at("kind") != "config") continue;
-      r.configs.push_back(tessera::blas::parse_gemm_params(result.at("name").get<std::string>()));
-      r.gflops.push_back(result.at("status") == "ok" ? result.at("gflops").at("median").get<double>() : 0.0);
+    r.transposes = value_at<std::string>(run, "transposes", path, where);
+    if (run.value("partial", false))
+      throw tessera::argument_error(fmt::format("{}: run {} was stopped before it was complete", path, r.transposes));
+    const json& results = at(run, "results", path, where);
+    for (std::size_t j = 0; j < results.size(); ++j) {
+      const json& result = results[j];
+      const std::string rw = fmt::format("{}.results[{}]", where, j);
+      if (value_at<std::string>(result, "kind", path, rw) != "config") continue;
+      const auto name = value_at<std::string>(result, "name", path, rw);
+      try {
+        r.configs.push_back(tessera::blas::parse_gemm_params(name));
+      } catch (const tessera::error& e) {
+        throw tessera::argument_error(fmt::format("{}: {}.name: {}", path, rw, e.what()));
+      }
+      r.gflops.push_back(value_at<std::string>(result, "status", path, rw) == "ok"
+                             ? value_at<double>(at(result, "gflops", path, rw), "median", path, rw + ".gflops")
+                             : 0.0);
     }
-    if (r.configs.size() != run.at("configs_total").get<std::size_t>())
+    const auto total = value_at<std::size_t>(run, "configs_total", path, where);
+    if (r.configs.empty() || r.configs.size() != total)
       throw tessera::argument_error(fmt::format("{}: run {} evaluated {} of {} configurations, not a full search",
-                                                path, r.transposes, r.configs.size(),
-                                                run.at("configs_total").get<std::size_t>()));
+                                                path, r.transposes, r.configs.size(), total));
     runs.push_back(std::move(r));
   }
   return runs;
@@ -56,16 +91,18 @@ std::vector<recorded_run> read_runs(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace tessera::auto_tuner;
   CLI::App app{"tune_replay: the budgeted search replayed on a full tuning run's JSON results"};
   std::vector<std::string> files;
   double fraction = 0.2, require = 0;
   int seeds = 0;
   app.add_option("results", files, "JSON results of full tune_* runs")->required()->check(CLI::ExistingFile);
-  app.add_option("--fraction", fraction, "budget as a fraction of the configurations")->check(CLI::Range(0.0, 1.0));
-  app.add_option("--require", require, "exit 1 unless every run reaches this fraction of its full best");
+  app.add_option("--fraction", fraction, "budget as a fraction of the configurations")->check(number_in(0, 1));
+  app.add_option("--require", require, "exit 1 unless every run reaches this fraction of its full best")
+      ->check(number_in(0, 1, true));
   app.add_option("--seeds", seeds,
                  "also replay with this many other orders of the initial sample and report the spread")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, 100000));
   CLI11_PARSE(app, argc, argv);
   try {
     bool met = true;

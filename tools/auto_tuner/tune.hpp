@@ -4,10 +4,12 @@
 // (the definition is in tune_impl.hpp, seen by those sources alone, so every configuration
 // compiles in its own translation unit, with the library's own flags).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <tessera/baselines/gemm_implementations.hpp>
 #include <tessera/blas/gemm.hpp>
 
 namespace tessera::auto_tuner {
@@ -15,36 +17,29 @@ namespace tessera::auto_tuner {
 class epilogue_problem;
 
 /// How a configuration (or baseline) fared. Only ok results are ranked.
-enum class tune_status { ok, build_failed, launch_failed, wrong_result, unsupported, skipped };
-std::string_view to_string(tune_status status);
-
-struct timing {
-  double min_seconds = 0, median_seconds = 0, max_seconds = 0;
-};
+using tune_status = baselines::status;
+using baselines::to_string;
 
 struct tune_result {
-  std::string name;  // the configuration's text form, or the baseline's name
+  std::string name;           // the configuration's text form, or the baseline's name
   std::string kind;  // "baseline", "default" or "config"
+  std::optional<blas::gemm_params> params;  // of a default or config row
   tune_status status = tune_status::skipped;
-  std::string reason;              // why, when not ok
-  std::optional<timing> time;      // set when ok
+  std::string reason;                     // why, when not ok
+  std::optional<baselines::timing> time;  // set when measured
   std::optional<double> build_seconds;
-  double flops = 0;                // floating-point operations of one call
+  double flops = 0;  // floating-point operations of one call
+  baselines::processor where = baselines::processor::opencl_device;
   double median_gflops() const { return time ? flops / time->median_seconds * 1e-9 : 0.0; }
+  /// The configuration's text form ("" for a baseline).
+  std::string configuration() const { return params ? blas::to_string(*params) : std::string(); }
 };
 
-/// One problem: buffers on the device, the host reference, how to time.
+/// One problem: operands on the host and the device, the reference, how to time.
 struct tune_args {
   const runtime::context* ctx = nullptr;
-  blas::transpose trans_a = blas::transpose::none, trans_b = blas::transpose::none;
-  std::int64_t m = 0, n = 0, k = 0, batch = 1;
-  std::int64_t lda = 0, ldb = 0, ldc = 0, stride_a = 0, stride_b = 0, stride_c = 0;
-  const runtime::device_buffer* a = nullptr;
-  const runtime::device_buffer* b = nullptr;
-  const runtime::device_buffer* c = nullptr;
-  const std::vector<float>* reference = nullptr;  // column-major C = op(A) op(B), every batch entry
-  int warmups = 1;
-  int repetitions = 5;
+  const baselines::gemm_operands<float>* operands = nullptr;
+  baselines::timing_options timing;
   /// Self-test of the verification: the configuration with this text form runs with K one
   /// short, a wrong kernel call that must be reported as wrong_result and never ranked.
   std::string fault_config;
@@ -52,9 +47,19 @@ struct tune_args {
   epilogue_problem* epilogue = nullptr;
   const std::vector<float>* epilogue_reference = nullptr;
 
-  blas::gemm_arguments<float> gemm_call(float beta = 0.f) const;
-  double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
+  const baselines::gemm_shape& shape() const { return operands->shape; }
+  blas::gemm_arguments<float> gemm_call() const;
+  double flops() const { return shape().flops(); }
 };
+
+/// The GEMM with params on args' operands (fused with the epilogue when there is one), named
+/// name: what measure_config verifies and times, and what the finalists' round-robin times.
+std::unique_ptr<baselines::gemm_implementation<float>> config_implementation(const blas::gemm_params& params,
+                                                                             const tune_args& args, std::string name);
+
+/// The reference a row of args is verified against, and its tolerance.
+const std::vector<float>& reference_of(const tune_args& args);
+double tolerance_of(const tune_args& args);
 
 /// Verifies then times one configuration; never throws (failures become the status).
 tune_result measure_config(const blas::gemm_params& params, const tune_args& args);

@@ -1,40 +1,39 @@
 // The tune_* driver: options, baselines, parallel builds, progress, ranking and output.
 #include "tuner.hpp"
 
+#include "cli_numbers.hpp"
 #include "epilogue.hpp"
+#include "ranking.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <random>
-#include <set>
 #include <thread>
 
 #include <CLI/CLI.hpp>
-#include <cblas.h>
-#include <clblast_c.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <tessera/baselines/device_peak.hpp>
 #include <tessera/blas/gemm_defaults.hpp>
-
-#if TESSERA_HAVE_CUBLAS
-#include "cublas_baseline.hpp"
-#endif
+#include <tessera/runtime/atomic_file.hpp>
 
 namespace tessera::auto_tuner {
 
 namespace {
 
 using clock_type = std::chrono::steady_clock;
+using baselines::gemm_implementation;
+using baselines::processor;
 
 struct options {
   std::int64_t m = 1024, n = 1024, k = 1024, batch = 1;
@@ -42,11 +41,79 @@ struct options {
   int warmups = 1;
   std::string device;
   std::string json_path, csv_path;
-  std::size_t budget = 0;  // 0: every configuration
-  std::size_t build_threads = 0;
-  std::string fault_config;
+  std::int64_t budget = 0;  // 0: every configuration
+  int build_threads = 0;    // 0: the hardware threads
+  int finalists = 3;
+  int rounds = 7;
+  double peak_gflops = 0;  // 0: estimated from the device
+  std::string fault_config, fault_baseline;
   std::string epilogue;  // empty: the plain GEMM
 };
+
+std::string bytes_text(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.1f} GB", bytes * 1e-9);
+  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes * 1e-6);
+  return fmt::format("{:.1f} kB", bytes * 1e-3);
+}
+
+/// Throws argument_error, before anything is allocated, when the problem cannot fit: naming the
+/// sizes, the memory the problem needs on the device and the host, and what they have.
+void check_problem_fits(const options& opt, const runtime::device_info& device) {
+  const baselines::gemm_shape shape{false, false, opt.m, opt.n, opt.k, opt.batch};
+  const auto bytes = baselines::footprint(shape, sizeof(float));
+  const std::string sizes = fmt::format("--m {} --n {} --k {}{}", opt.m, opt.n, opt.k,
+                                        opt.batch > 1 ? fmt::format(" --batch {}", opt.batch) : "");
+  // With an epilogue, its C and its input (D is m x n) sit beside the GEMM's.
+  const double extra_c = opt.epilogue.empty() ? 0.0 : 2.0 * double(bytes.c);
+  const double on_device = double(bytes.a) + double(bytes.b) + double(bytes.c) + extra_c;
+  const std::string parts = fmt::format("A {}, B {}, C {}{}", bytes_text(double(bytes.a)), bytes_text(double(bytes.b)),
+                                        bytes_text(double(bytes.c)),
+                                        extra_c > 0 ? fmt::format(", the epilogue's {}", bytes_text(extra_c)) : "");
+  if (device.max_allocation_bytes > 0 && bytes.largest() > device.max_allocation_bytes)
+    throw argument_error(fmt::format("{}: the largest matrix needs {} ({}), but {} allocates at most {} at once",
+                                     sizes, bytes_text(double(bytes.largest())), parts, device.name,
+                                     bytes_text(double(device.max_allocation_bytes))));
+  if (device.global_memory_bytes > 0 && on_device > double(device.global_memory_bytes))
+    throw argument_error(fmt::format("{}: the problem needs {} of device memory ({}), but {} has {}", sizes,
+                                     bytes_text(on_device), parts, device.name,
+                                     bytes_text(double(device.global_memory_bytes))));
+  // The host holds A, B, the reference C, a C read back for verification and OpenBLAS's C.
+  const double on_host = double(bytes.a) + double(bytes.b) + 3.0 * double(bytes.c) + extra_c;
+  const double host_memory = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGESIZE));
+  if (host_memory > 0 && on_host > host_memory)
+    throw argument_error(fmt::format("{}: the problem needs {} of host memory (A {}, B {}, and three copies of C, "
+                                     "{} each), but the host has {}",
+                                     sizes, bytes_text(on_host), bytes_text(double(bytes.a)),
+                                     bytes_text(double(bytes.b)), bytes_text(double(bytes.c)), bytes_text(host_memory)));
+}
+
+// ---- stopping on SIGINT or SIGTERM -----------------------------------------------------------
+
+// The handler only records the signal; the driver stops at the next measurement boundary,
+// saves what it has (marked partial) and exits with 128 + the signal. A second signal ends the
+// process at once (SA_RESETHAND).
+std::atomic<int> stop_signal{0};
+
+void request_stop(int signal) { stop_signal.store(signal); }
+
+void install_stop_handlers() {
+  struct sigaction action {};
+  action.sa_handler = request_stop;
+  action.sa_flags = SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+struct stop_requested {};
+
+void stop_if_requested() {
+  if (stop_signal.load() != 0) throw stop_requested{};
+}
+
+std::string signal_name(int signal) {
+  return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : fmt::format("signal {}", signal);
+}
 
 // ---- progress ------------------------------------------------------------------------
 
@@ -81,195 +148,99 @@ class progress {
 // ---- problem and baselines -----------------------------------------------------------------
 
 struct problem {
-  tune_args args;
-  runtime::device_buffer a, b, c;
-  std::vector<float> host_a, host_b, reference;
+  std::unique_ptr<baselines::gemm_operands<float>> operands;
+  std::map<std::string, std::unique_ptr<gemm_implementation<float>>> baselines;  // by row name, to measure again
   std::unique_ptr<epilogue_problem> epilogue;
   std::vector<float> epilogue_reference;
+  tune_args args;
 };
-
-std::vector<float> random_values(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> out(n);
-  for (auto& v : out) do v = dist(rng); while (v == 0.f);
-  return out;
-}
 
 std::unique_ptr<problem> make_problem(const runtime::context& ctx, const options& opt, bool ta, bool tb) {
   auto p = std::make_unique<problem>();
+  const baselines::gemm_shape shape{ta, tb, opt.m, opt.n, opt.k, opt.batch};
+  p->operands = std::make_unique<baselines::gemm_operands<float>>(ctx, shape, std::random_device{}());
   tune_args& a = p->args;
   a.ctx = &ctx;
-  a.trans_a = ta ? blas::transpose::trans : blas::transpose::none;
-  a.trans_b = tb ? blas::transpose::trans : blas::transpose::none;
-  a.m = opt.m, a.n = opt.n, a.k = opt.k, a.batch = opt.batch;
-  a.lda = ta ? a.k : a.m;
-  a.ldb = tb ? a.n : a.k;
-  a.ldc = a.m;
-  a.stride_a = a.m * a.k, a.stride_b = a.k * a.n, a.stride_c = a.m * a.n;
-  a.warmups = opt.warmups;
-  a.repetitions = opt.repetitions;
+  a.operands = p->operands.get();
+  a.timing.warmups = opt.warmups;
+  a.timing.repetitions = opt.repetitions;
   a.fault_config = opt.fault_config;
-  const auto seed = static_cast<std::uint64_t>(std::random_device{}());
-  p->host_a = random_values(std::size_t(a.stride_a * a.batch), seed);
-  p->host_b = random_values(std::size_t(a.stride_b * a.batch), seed + 1);
-  p->reference.assign(std::size_t(a.stride_c * a.batch), 0.f);
-  for (std::int64_t i = 0; i < a.batch; ++i)
-    cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(a.m), int(a.n),
-                int(a.k), 1.f, p->host_a.data() + i * a.stride_a, int(a.lda), p->host_b.data() + i * a.stride_b,
-                int(a.ldb), 0.f, p->reference.data() + i * a.stride_c, int(a.ldc));
-  p->a = runtime::device_buffer(ctx, p->host_a.size() * sizeof(float));
-  p->b = runtime::device_buffer(ctx, p->host_b.size() * sizeof(float));
-  p->c = runtime::device_buffer(ctx, p->reference.size() * sizeof(float));
-  p->a.write(0, p->a.bytes(), p->host_a.data());
-  p->b.write(0, p->b.bytes(), p->host_b.data());
-  a.a = &p->a, a.b = &p->b, a.c = &p->c;
-  a.reference = &p->reference;
   if (!opt.epilogue.empty()) {
-    p->epilogue = make_epilogue(opt.epilogue, ctx, a.trans_a, a.trans_b, a.m, a.n, a.k, p->host_a, p->host_b);
-    p->epilogue_reference = p->epilogue->reference(p->reference);
+    p->epilogue = make_epilogue(opt.epilogue, ctx, a.gemm_call().trans_a, a.gemm_call().trans_b, opt.m, opt.n, opt.k,
+                                p->operands->host_a, p->operands->host_b);
+    p->epilogue_reference = p->epilogue->reference(p->operands->reference);
     a.epilogue = p->epilogue.get();
     a.epilogue_reference = &p->epilogue_reference;
   }
   return p;
 }
 
-timing summarize(std::vector<double> seconds) {
-  std::sort(seconds.begin(), seconds.end());
-  return {seconds.front(), seconds[seconds.size() / 2], seconds.back()};
+tune_result measure_baseline(gemm_implementation<float>& gemm, const tune_args& args) {
+  tune_result r;
+  r.name = gemm.name();
+  r.kind = "baseline";
+  r.flops = args.flops();
+  r.where = gemm.where();
+  const auto m = baselines::verify_and_time(gemm, reference_of(args), tolerance_of(args), args.timing);
+  r.status = m.outcome;
+  r.reason = m.reason;
+  r.time = m.time;
+  return r;
 }
 
-tune_result run_clblast(const problem& p) {
-  const tune_args& a = p.args;
-  tune_result r;
-  r.name = "CLBlast";
-  r.kind = "baseline";
-  r.flops = a.flops();
-  const auto op = [](blas::transpose t) { return t == blas::transpose::trans ? CLBlastTransposeYes : CLBlastTransposeNo; };
-  auto once = [&](cl_event* event) {
-    cl_command_queue queue = a.ctx->queue()();
-    if (a.batch == 1)
-      return CLBlastSgemm(CLBlastLayoutColMajor, op(a.trans_a), op(a.trans_b), a.m, a.n, a.k, 1.f, a.a->handle()(), 0,
-                          a.lda, a.b->handle()(), 0, a.ldb, 0.f, a.c->handle()(), 0, a.ldc, &queue, event);
-    return CLBlastSgemmStridedBatched(CLBlastLayoutColMajor, op(a.trans_a), op(a.trans_b), a.m, a.n, a.k, 1.f,
-                                      a.a->handle()(), 0, a.lda, a.stride_a, a.b->handle()(), 0, a.ldb, a.stride_b,
-                                      0.f, a.c->handle()(), 0, a.ldc, a.stride_c, a.batch, &queue, event);
-  };
-  std::vector<double> seconds;
-  for (int i = 0; i < a.warmups + a.repetitions; ++i) {
-    cl_event raw = nullptr;
-    const CLBlastStatusCode status = once(&raw);
-    if (status != CLBlastSuccess) {
-      r.status = tune_status::launch_failed;
-      r.reason = fmt::format("CLBlast status {}", int(status));
-      return r;
+/// The system BLAS (or, with an epilogue, the unfused paths), each verified and timed like a
+/// configuration. --fault-baseline NAME runs that baseline with K one short: a wrong call that
+/// must be reported as wrong_result and never ranked.
+std::vector<tune_result> run_baselines(problem& p, const options& opt) {
+  using factory = std::function<std::unique_ptr<gemm_implementation<float>>(const baselines::gemm_shape&)>;
+  const runtime::context& ctx = *p.args.ctx;
+  const auto& o = *p.operands;
+  std::vector<factory> factories;
+  if (p.epilogue) {
+    epilogue_problem& e = *p.epilogue;
+    const auto& c = e.c().storage();
+    const auto params = blas::default_params_for(p.args.gemm_call(), ctx);
+    factories.push_back([&](const baselines::gemm_shape& s) {
+      return with_separate_epilogue("CLBlast + separate " + e.name(), ctx, e,
+                                    baselines::clblast_gemm<float>(ctx, s, o.a, o.b, c));
+    });
+    factories.push_back([&, params](const baselines::gemm_shape& s) {
+      const auto name = fmt::format("tessera default + separate {}: {}", e.name(), blas::to_string(params));
+      return with_separate_epilogue(name, ctx, e, baselines::tessera_gemm<float>(name, ctx, params, s, o.a, o.b, c));
+    });
+  } else {
+    factories.push_back([&](const baselines::gemm_shape& s) { return baselines::clblast_gemm<float>(ctx, s, o.a, o.b, o.c); });
+    factories.push_back([&](const baselines::gemm_shape& s) { return baselines::openblas_gemm<float>(s, o.host_a, o.host_b); });
+    factories.push_back([&](const baselines::gemm_shape& s) { return baselines::cublas_gemm<float>(s, o.host_a, o.host_b); });
+  }
+  std::vector<tune_result> out;
+  for (const auto& make : factories) {
+    stop_if_requested();
+    std::unique_ptr<gemm_implementation<float>> gemm;
+    try {
+      gemm = make(o.shape);
+      if (gemm && gemm->name() == opt.fault_baseline) {
+        auto wrong = o.shape;
+        wrong.k = std::max<std::int64_t>(wrong.k - 1, 0);
+        gemm = make(wrong);
+      }
+    } catch (const std::exception& e) {
+      // A baseline that cannot even start (cuBLAS out of memory, ...) is a failed row too.
+      auto m = baselines::failure_of(e);
+      tune_result r;
+      r.name = "baseline (could not start)";
+      r.kind = "baseline";
+      r.status = m.outcome;
+      r.reason = m.reason;
+      out.push_back(std::move(r));
+      continue;
     }
-    cl::Event event(raw);
-    if (i >= a.warmups) seconds.push_back(runtime::elapsed_seconds(event));
-    else event.wait();
-  }
-  r.time = summarize(seconds);
-  r.status = tune_status::ok;
-  return r;
-}
-
-tune_result run_openblas(const problem& p) {
-  const tune_args& a = p.args;
-  tune_result r;
-  r.name = "OpenBLAS (host)";
-  r.kind = "baseline";
-  r.flops = a.flops();
-  std::vector<float> c(p.reference.size());
-  std::vector<double> seconds;
-  for (int i = 0; i < a.warmups + a.repetitions; ++i) {
-    const auto start = clock_type::now();
-    for (std::int64_t e = 0; e < a.batch; ++e)
-      cblas_sgemm(CblasColMajor, a.trans_a == blas::transpose::trans ? CblasTrans : CblasNoTrans,
-                  a.trans_b == blas::transpose::trans ? CblasTrans : CblasNoTrans, int(a.m), int(a.n), int(a.k), 1.f,
-                  p.host_a.data() + e * a.stride_a, int(a.lda), p.host_b.data() + e * a.stride_b, int(a.ldb), 0.f,
-                  c.data() + e * a.stride_c, int(a.ldc));
-    if (i >= a.warmups) seconds.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
-  }
-  r.time = summarize(seconds);
-  r.status = tune_status::ok;
-  return r;
-}
-
-#if TESSERA_HAVE_CUBLAS
-std::optional<tune_result> run_cublas(const problem& p) {
-  if (bench::cuda_device_count() == 0) return std::nullopt;
-  const tune_args& a = p.args;
-  tune_result r;
-  r.name = "cuBLAS (no TF32)";
-  r.kind = "baseline";
-  r.flops = a.flops();
-  try {
-    bench::cublas_gemm<float> g(a.trans_a == blas::transpose::trans, a.trans_b == blas::transpose::trans, a.m, a.n,
-                                a.k, a.batch, p.host_a, p.host_b);
-    std::vector<double> seconds;
-    for (int i = 0; i < a.warmups + a.repetitions; ++i) {
-      const auto start = clock_type::now();
-      g.run();
-      g.sync();
-      if (i >= a.warmups) seconds.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
+    if (gemm) {
+      out.push_back(measure_baseline(*gemm, p.args));
+      p.baselines[gemm->name()] = std::move(gemm);
     }
-    r.time = summarize(seconds);
-    r.status = tune_status::ok;
-  } catch (const std::exception& e) {
-    r.status = tune_status::launch_failed;
-    r.reason = e.what();
   }
-  return r;
-}
-#endif
-
-// ---- with --epilogue: the unfused paths, a GEMM then the epilogue as a separate kernel ------
-
-/// Times gemm() then the separate kernel, summing both kernels' times.
-tune_result run_unfused(const problem& p, std::string name, const std::function<cl::Event()>& gemm) {
-  const tune_args& a = p.args;
-  tune_result r;
-  r.name = std::move(name);
-  r.kind = "baseline";
-  r.flops = a.flops();
-  try {
-    std::vector<double> seconds;
-    for (int i = 0; i < a.warmups + a.repetitions; ++i) {
-      const cl::Event first = gemm();
-      const cl::Event second = p.epilogue->separate();
-      if (i >= a.warmups) seconds.push_back(runtime::elapsed_seconds(first) + runtime::elapsed_seconds(second));
-      else second.wait();
-    }
-    r.time = summarize(seconds);
-    r.status = tune_status::ok;
-  } catch (const std::exception& e) {
-    r.status = tune_status::launch_failed;
-    r.reason = e.what();
-  }
-  return r;
-}
-
-tune_result run_clblast_unfused(const problem& p) {
-  const tune_args& a = p.args;
-  const auto op = [](blas::transpose t) { return t == blas::transpose::trans ? CLBlastTransposeYes : CLBlastTransposeNo; };
-  cl_mem c = p.epilogue->c().storage().handle()();
-  return run_unfused(p, "CLBlast + separate " + p.epilogue->name(), [&] {
-    cl_event raw = nullptr;
-    cl_command_queue queue = a.ctx->queue()();
-    const CLBlastStatusCode status =
-        CLBlastSgemm(CLBlastLayoutColMajor, op(a.trans_a), op(a.trans_b), a.m, a.n, a.k, 1.f, a.a->handle()(), 0,
-                     a.lda, a.b->handle()(), 0, a.ldb, 0.f, c, 0, a.ldc, &queue, &raw);
-    if (status != CLBlastSuccess) throw runtime::error(fmt::format("CLBlast status {}", int(status)));
-    return cl::Event(raw);
-  });
-}
-
-tune_result run_tessera_unfused(const problem& p) {
-  auto call = p.args.gemm_call();
-  call.c = &p.epilogue->c().storage();
-  const auto params = blas::default_params_for(call, *p.args.ctx);
-  return run_unfused(p, fmt::format("tessera default + separate {}: {}", p.epilogue->name(), blas::to_string(params)),
-                     [&] { return blas::gemm_with(params, call); });
+  return out;
 }
 
 tune_result run_default(const problem& p) {
@@ -293,7 +264,7 @@ std::map<std::size_t, double> build_all(const std::vector<candidate>& cands, con
   const std::string epilogue_source = args.epilogue != nullptr ? args.epilogue->store_step_source() : std::string();
   progress bar("building", order.size());
   auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < order.size();) {
+    for (std::size_t i; stop_signal.load() == 0 && (i = next.fetch_add(1)) < order.size();) {
       const auto& c = cands[order[i]];
       const auto start = clock_type::now();
       try {
@@ -312,10 +283,11 @@ std::map<std::size_t, double> build_all(const std::vector<candidate>& cands, con
   std::vector<std::thread> pool;
   for (std::size_t t = 0; t < std::max<std::size_t>(threads, 1); ++t) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
+  stop_if_requested();
   return seconds;
 }
 
-// ---- output --------------------------------------------------------------------------------
+// ---- the finalists -------------------------------------------------------------------------
 
 struct run_record {
   std::string transposes;
@@ -323,14 +295,70 @@ struct run_record {
   std::string problem_class;
   std::vector<tune_result> results;
   std::size_t configs_total = 0;
+  std::vector<finalist> finalists;
+  int rounds = 0;
+  std::optional<ranking_decision> decision;
+  bool partial = false;  // stopped before the run was complete
 };
 
-void print_table(const run_record& run, std::ostream& out) {
+/// A baseline row and a configuration row measured again round-robin: their GFLOP/s.
+std::pair<double, double> measure_pair_again(const tune_result& baseline, const tune_result& config, const problem& p,
+                                             const options& opt) {
+  const auto found = p.baselines.find(baseline.name);
+  if (found == p.baselines.end()) return {baseline.median_gflops(), config.median_gflops()};
+  const auto gemm = config_implementation(*config.params, p.args, config.name);
+  std::cerr << fmt::format("-- {} claims more than twice {}: measuring both again, interleaved\n", baseline.name,
+                           config.name);
+  const auto t = baselines::time_round_robin({found->second->call(), gemm->call()}, opt.rounds, p.args.timing,
+                                             stop_if_requested);
+  return {baseline.flops / t[0].median_seconds * 1e-9, config.flops / t[1].median_seconds * 1e-9};
+}
+
+/// The best configurations and the default, measured again round-robin in the same process.
+void remeasure_finalists(run_record& run, const problem& p, const options& opt,
+                         const std::optional<baselines::device_peak>& peak) {
+  const auto picked = pick_finalists(run.results, std::size_t(opt.finalists));
+  std::vector<std::unique_ptr<gemm_implementation<float>>> gemms;
+  std::vector<baselines::timed_call> calls;
+  for (const auto i : picked) {
+    gemms.push_back(config_implementation(*run.results[i].params, p.args, run.results[i].name));
+    calls.push_back(gemms.back()->call());
+  }
+  if (!calls.empty()) {
+    std::cerr << fmt::format("-- {}: {} finalists, {} rounds\n", run.transposes, calls.size(), opt.rounds);
+    try {
+      const auto timings = baselines::time_round_robin(calls, opt.rounds, p.args.timing, stop_if_requested);
+      for (std::size_t f = 0; f < picked.size(); ++f) {
+        auto& row = run.results[picked[f]];
+        finalist measured{row.name, row.kind, row.configuration(), timings[f], row.flops};
+        // Measured again, a finalist must still be within what the device can do.
+        auto why = implausibility(measured.median_gflops(), row.where, 0.0, peak);
+        if (!why.empty()) {
+          row.status = tune_status::implausible;
+          row.reason = "re-measured: " + why;
+          continue;
+        }
+        run.finalists.push_back(std::move(measured));
+      }
+      run.rounds = opt.rounds;
+    } catch (const std::exception& e) {
+      // Every finalist ran verified before: a failure now is the device's, and leaves no ranking.
+      std::cerr << fmt::format("-- {}: re-measuring the finalists failed: {}\n", run.transposes, e.what());
+      run.finalists.clear();
+    }
+  }
+  run.decision = decide(run.finalists);
+}
+
+// ---- output --------------------------------------------------------------------------------
+
+void print_table(const run_record& run, std::ostream& out, int stopped_by) {
   std::vector<const tune_result*> ranked, failed;
   for (const auto& r : run.results) (r.status == tune_status::ok ? ranked : failed).push_back(&r);
   std::sort(ranked.begin(), ranked.end(), [](auto* x, auto* y) { return x->median_gflops() < y->median_gflops(); });
-  out << fmt::format("\n== {} m={} n={} k={} batch={} ({}): {} results, {} failed\n", run.transposes, run.m, run.n,
-                     run.k, run.batch, run.problem_class, run.results.size(), failed.size());
+  out << fmt::format("\n== {} m={} n={} k={} batch={} ({}): {} results, {} failed{}\n", run.transposes, run.m, run.n,
+                     run.k, run.batch, run.problem_class, run.results.size(), failed.size(),
+                     run.partial ? fmt::format(" (partial: stopped by {})", signal_name(stopped_by)) : "");
   for (auto* r : failed)
     out << fmt::format("  FAILED {:<8} {:<13} {}: {}\n", r->kind, to_string(r->status), r->name, r->reason);
   out << fmt::format("  {:<8} {:>10} {:>10} {:>10} {:>11} {:>8}  {}\n", "kind", "min ms", "median ms", "max ms",
@@ -339,72 +367,166 @@ void print_table(const run_record& run, std::ostream& out) {
     out << fmt::format("  {:<8} {:>10.3f} {:>10.3f} {:>10.3f} {:>11.1f} {:>8}  {}\n", r->kind, r->time->min_seconds * 1e3,
                        r->time->median_seconds * 1e3, r->time->max_seconds * 1e3, r->median_gflops(),
                        r->build_seconds ? fmt::format("{:.2f}", *r->build_seconds) : "", r->name);
-  const tune_result* best = nullptr;
-  for (auto* r : ranked)
-    if (r->kind == "config") best = r;
-  if (!best) {
+  if (!run.decision) return;
+  if (!run.finalists.empty()) {
+    out << fmt::format("  finalists, measured again interleaved in {} rounds:\n", run.rounds);
+    out << fmt::format("  {:<8} {:>10} {:>10} {:>11}  {}\n", "kind", "median ms", "spread ms", "GFLOP/s", "name");
+    for (const auto& f : run.finalists)
+      out << fmt::format("  {:<8} {:>10.3f} {:>10.3f} {:>11.1f}  {}\n", f.kind, f.time.median_seconds * 1e3,
+                         f.time.spread_seconds * 1e3, f.median_gflops(), f.name);
+  }
+  const auto& d = *run.decision;
+  const finalist* winner = d.best ? &run.finalists[*d.best] : d.default_index ? &run.finalists[*d.default_index] : nullptr;
+  if (winner == nullptr) {
     out << "  no configuration was verified\n";
     return;
   }
-  out << fmt::format("  BEST {}: {:.1f} GFLOP/s", best->name, best->median_gflops());
-  for (auto* r : ranked)
-    if (r->kind != "config") out << fmt::format(", {:.2f}x {}", best->median_gflops() / r->median_gflops(), r->name);
+  out << fmt::format("  {} {}: {:.1f} GFLOP/s ({})", d.outcome == verdict::best ? "BEST" : "DEFAULT KEPT", winner->name,
+                     winner->median_gflops(), d.reason);
+  // In the baselines' own order, so that the line reads the same from run to run.
+  for (const auto& r : run.results)
+    if (r.kind == "baseline" && r.status == tune_status::ok)
+      out << fmt::format(", {:.2f}x {}", winner->median_gflops() / r.median_gflops(), r.name);
   out << '\n';
 }
 
+std::string_view to_string(processor where) {
+  switch (where) {
+    case processor::host: return "host";
+    case processor::cuda_device: return "cuda_device";
+    default: return "opencl_device";
+  }
+}
+
+nlohmann::json seconds_json(const baselines::timing& t) {
+  return {{"min", t.min_seconds}, {"median", t.median_seconds}, {"max", t.max_seconds}, {"spread", t.spread_seconds}};
+}
+
 nlohmann::json to_json(const tune_result& r) {
-  nlohmann::json j{{"name", r.name}, {"kind", r.kind}, {"status", to_string(r.status)}, {"reason", r.reason}};
+  nlohmann::json j{{"name", r.name},
+                   {"kind", r.kind},
+                   {"configuration", r.params ? nlohmann::json(r.configuration()) : nlohmann::json(nullptr)},
+                   {"status", to_string(r.status)},
+                   {"reason", r.reason},
+                   {"where", to_string(r.where)}};
   j["gflops"] = r.time ? nlohmann::json{{"min", r.flops / r.time->max_seconds * 1e-9},
                                          {"median", r.median_gflops()},
                                          {"max", r.flops / r.time->min_seconds * 1e-9}}
                        : nlohmann::json(nullptr);
-  j["seconds"] = r.time ? nlohmann::json{{"min", r.time->min_seconds}, {"median", r.time->median_seconds},
-                                          {"max", r.time->max_seconds}}
-                        : nlohmann::json(nullptr);
+  j["seconds"] = r.time ? seconds_json(*r.time) : nlohmann::json(nullptr);
   j["build_seconds"] = r.build_seconds ? nlohmann::json(*r.build_seconds) : nlohmann::json(nullptr);
   return j;
 }
 
-void write_outputs(const options& opt, const std::string& tool, const runtime::device_info& dev,
-                   const std::vector<run_record>& runs) {
-  if (!opt.json_path.empty()) {
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    const auto key = blas::describe_device(dev);
-    nlohmann::json doc{{"tool", tool},
-                       {"date", date},
-                       {"element_type", "float"},
-                       {"epilogue", opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue)},
-                       {"device",
-                        {{"name", dev.name},
-                         {"vendor", dev.vendor},
-                         {"type", key.type},
-                         {"architecture", key.architecture},
-                         {"driver_version", dev.driver_version}}},
-                       {"runs", nlohmann::json::array()}};
-    for (const auto& run : runs) {
-      nlohmann::json results = nlohmann::json::array();
-      for (const auto& r : run.results) results.push_back(to_json(r));
-      doc["runs"].push_back({{"transposes", run.transposes}, {"m", run.m}, {"n", run.n}, {"k", run.k},
-                             {"batch", run.batch}, {"problem_class", run.problem_class},
-                             {"configs_total", run.configs_total}, {"results", results}});
+nlohmann::json decision_json(const run_record& run) {
+  if (!run.decision) return nullptr;
+  const auto& d = *run.decision;
+  const auto named = [&](const std::optional<std::size_t>& i, bool configuration) {
+    if (!i) return nlohmann::json(nullptr);
+    return nlohmann::json(configuration ? run.finalists[*i].configuration : run.finalists[*i].name);
+  };
+  return {{"verdict", to_string(d.outcome)},
+          {"best", named(d.best, false)},
+          {"best_configuration", named(d.best, true)},
+          {"default", named(d.default_index, false)},
+          {"default_configuration", named(d.default_index, true)},
+          {"reason", d.reason}};
+}
+
+struct run_context {
+  std::string tool;
+  const runtime::device_info* device;
+  std::optional<baselines::device_peak> peak;
+};
+
+std::string results_json(const options& opt, const run_context& rc, const std::vector<run_record>& runs,
+                         int stopped_by) {
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const auto& dev = *rc.device;
+  const auto key = blas::describe_device(dev);
+  nlohmann::json doc{
+      {"tool", rc.tool},
+      {"date", date},
+      {"element_type", "float"},
+      {"epilogue", opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue)},
+      {"partial", stopped_by != 0 || std::any_of(runs.begin(), runs.end(), [](auto& r) { return r.partial; })},
+      {"stopped_by", stopped_by != 0 ? nlohmann::json(signal_name(stopped_by)) : nlohmann::json(nullptr)},
+      {"device",
+       {{"name", dev.name},
+        {"vendor", dev.vendor},
+        {"type", key.type},
+        {"architecture", key.architecture},
+        {"driver_version", dev.driver_version},
+        {"peak_gflops", rc.peak ? nlohmann::json(rc.peak->gflops) : nlohmann::json(nullptr)},
+        {"peak", rc.peak ? rc.peak->derivation : ""}}},
+      {"timing",
+       {{"method", "wall clock from before the first enqueue to after the queue finished"},
+        {"warmups", opt.warmups},
+        {"repetitions", opt.repetitions},
+        {"finalists", opt.finalists},
+        {"rounds", opt.rounds}}},
+      {"runs", nlohmann::json::array()}};
+  for (const auto& run : runs) {
+    nlohmann::json results = nlohmann::json::array();
+    for (const auto& r : run.results) results.push_back(to_json(r));
+    nlohmann::json finalists = nullptr;
+    if (run.decision) {
+      finalists = {{"rounds", run.rounds}, {"entries", nlohmann::json::array()}};
+      for (const auto& f : run.finalists)
+        finalists["entries"].push_back({{"name", f.name},
+                                        {"kind", f.kind},
+                                        {"configuration", f.configuration},
+                                        {"seconds", seconds_json(f.time)},
+                                        {"samples", f.time.samples},
+                                        {"gflops", {{"median", f.median_gflops()}}}});
     }
-    std::ofstream(opt.json_path) << doc.dump(1) << '\n';
+    doc["runs"].push_back({{"transposes", run.transposes}, {"m", run.m}, {"n", run.n}, {"k", run.k},
+                           {"batch", run.batch}, {"problem_class", run.problem_class},
+                           {"configs_total", run.configs_total}, {"partial", run.partial}, {"results", results},
+                           {"finalists", finalists}, {"decision", decision_json(run)}});
   }
-  if (!opt.csv_path.empty()) {
-    std::ofstream csv(opt.csv_path);
-    csv << "transposes,m,n,k,batch,kind,name,status,median_gflops,min_ms,median_ms,max_ms,build_s,reason\n";
-    for (const auto& run : runs)
-      for (const auto& r : run.results)
-        csv << fmt::format("{},{},{},{},{},{},\"{}\",{},{:.3f},{},{},{},{},\"{}\"\n", run.transposes, run.m, run.n,
-                           run.k, run.batch, r.kind, r.name, to_string(r.status), r.median_gflops(),
-                           r.time ? fmt::format("{:.4f}", r.time->min_seconds * 1e3) : "",
-                           r.time ? fmt::format("{:.4f}", r.time->median_seconds * 1e3) : "",
-                           r.time ? fmt::format("{:.4f}", r.time->max_seconds * 1e3) : "",
-                           r.build_seconds ? fmt::format("{:.3f}", *r.build_seconds) : "",
-                           std::string(r.reason.begin(), std::find(r.reason.begin(), r.reason.end(), '"')));
-  }
+  return doc.dump(1) + '\n';
+}
+
+std::string csv_field(std::string_view text) {
+  std::string out = "\"";
+  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch == '\n' ? ' ' : ch);
+  return out + '"';
+}
+
+std::string results_csv(const std::vector<run_record>& runs) {
+  std::string csv =
+      "transposes,m,n,k,batch,kind,name,status,median_gflops,min_ms,median_ms,max_ms,spread_ms,build_s,reason\n";
+  const auto ms = [](const tune_result& r, double baselines::timing::*field) {
+    return r.time ? fmt::format("{:.4f}", (*r.time).*field * 1e3) : std::string();
+  };
+  for (const auto& run : runs)
+    for (const auto& r : run.results)
+      csv += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{}\n", run.transposes, run.m, run.n, run.k,
+                         run.batch, r.kind, csv_field(r.name), to_string(r.status), r.median_gflops(),
+                         ms(r, &baselines::timing::min_seconds), ms(r, &baselines::timing::median_seconds),
+                         ms(r, &baselines::timing::max_seconds), ms(r, &baselines::timing::spread_seconds),
+                         r.build_seconds ? fmt::format("{:.3f}", *r.build_seconds) : "", csv_field(r.reason));
+  return csv;
+}
+
+/// Writes --json and --csv; false (after saying why, naming the path) when one could not be written.
+bool write_outputs(const options& opt, const run_context& rc, const std::vector<run_record>& runs, int stopped_by) {
+  bool written = true;
+  const auto write = [&](const std::string& path, const std::string& contents) {
+    if (path.empty()) return;
+    try {
+      runtime::write_file_atomically(path, contents);
+    } catch (const runtime::file_error& e) {
+      std::cerr << fmt::format("{}: results not saved: {}\n", rc.tool, e.what());
+      written = false;
+    }
+  };
+  write(opt.json_path, results_json(opt, rc, runs, stopped_by));
+  write(opt.csv_path, results_csv(runs));
+  return written;
 }
 
 }  // namespace
@@ -413,23 +535,38 @@ void write_outputs(const options& opt, const std::string& tool, const runtime::d
 
 int tuner_main(int argc, char** argv, const std::string& tool, const std::vector<transpose_pair>& pairs) {
   CLI::App app{fmt::format("{}: benchmark the system BLAS, tessera's default and every generated GEMM "
-                           "configuration on one device; each result verified, the table sorted worst to best.",
+                           "configuration on one device; each result verified, the table sorted worst to best, the "
+                           "finalists measured again interleaved, BEST named only when it beats the default by more "
+                           "than the spread of the measurements.",
                            tool)};
   options opt;
-  app.add_option("--m", opt.m, "rows of C")->check(CLI::PositiveNumber);
-  app.add_option("--n", opt.n, "columns of C")->check(CLI::PositiveNumber);
-  app.add_option("--k", opt.k, "inner dimension")->check(CLI::PositiveNumber);
-  app.add_option("--batch", opt.batch, "strided batch count")->check(CLI::PositiveNumber);
-  app.add_option("--reps", opt.repetitions, "timed repetitions per configuration")->check(CLI::PositiveNumber);
-  app.add_option("--warmups", opt.warmups, "untimed runs before timing")->check(CLI::NonNegativeNumber);
+  constexpr std::int64_t int_max = std::numeric_limits<int>::max();
+  app.add_option("--m", opt.m, "rows of C")->check(whole_number(1, int_max));
+  app.add_option("--n", opt.n, "columns of C")->check(whole_number(1, int_max));
+  app.add_option("--k", opt.k, "inner dimension")->check(whole_number(1, int_max));
+  app.add_option("--batch", opt.batch, "strided batch count")->check(whole_number(1, int_max));
+  app.add_option("--reps", opt.repetitions, "timed samples per configuration")->check(whole_number(1, 100000));
+  app.add_option("--warmups", opt.warmups, "untimed runs before timing")->check(whole_number(0, 100000));
   app.add_option("--device", opt.device, "device: gpu, cpu, P:D or part of its name (default: TESSERA_DEVICE)");
   app.add_option("--json", opt.json_path, "write every result as JSON (gen/select_defaults.py reads it)");
   app.add_option("--csv", opt.csv_path, "write every result as CSV");
   app.add_option("--budget", opt.budget, "evaluate at most N configurations per transpose (sample, then refine)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--build-threads", opt.build_threads, "kernels built at once (default: hardware threads)");
+      ->check(whole_number(1, int_max));
+  app.add_option("--build-threads", opt.build_threads, "kernels built at once (default: hardware threads)")
+      ->check(whole_number(1, 1024));
+  app.add_option("--finalists", opt.finalists,
+                 "configurations measured again, interleaved with the default, after the search")
+      ->check(whole_number(1, 64));
+  app.add_option("--rounds", opt.rounds, "rounds of the finalists' interleaved measurement")
+      ->check(whole_number(3, 10000));
+  app.add_option("--peak-gflops", opt.peak_gflops,
+                 "the device's peak GFLOP/s; a row above it is a failed measurement (default: estimated from the "
+                 "clock, compute units and vector lanes)")
+      ->check(number_in(0, INFINITY));
   app.add_option("--fault-config", opt.fault_config,
                  "self-test: run the configuration with this text form with K one short (must be caught)");
+  app.add_option("--fault-baseline", opt.fault_baseline,
+                 "self-test: run the baseline with this name (e.g. CLBlast) with K one short (must be caught)");
   app.add_option("--epilogue", opt.epilogue,
                  fmt::format("tune the GEMM with this epilogue fused ({}); the unfused paths (tessera's GEMM, "
                              "CLBlast, each + a separate kernel) are measured beside it",
@@ -452,46 +589,56 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       return 1;
     }
   }
+  // Outside the try: a stop or an error mid-run still writes what was measured, naming the device.
+  std::vector<runtime::device_info> devices;
+  std::vector<run_record> runs;
+  run_context rc{tool, nullptr, std::nullopt};
+  bool saved = true;
   try {
-    const auto devices = runtime::list_devices();
+    // Everything that can be refused is refused before any work: the outputs, the device, the
+    // problem's memory.
+    for (const auto* path : {&opt.json_path, &opt.csv_path})
+      if (!path->empty()) runtime::check_writable(*path);
+    devices = runtime::list_devices();
     const auto request = runtime::device_request_from("--device", opt.device);
     const auto& device = runtime::select_device(request.spec, devices, request.source);
+    check_problem_fits(opt, device);
+    rc.device = &device;
+    rc.peak = opt.peak_gflops > 0 ? std::optional<baselines::device_peak>({opt.peak_gflops, "given by --peak-gflops"})
+                                  : baselines::estimate_peak(device, sizeof(float));
     runtime::context ctx(device);
-    if (opt.build_threads == 0) opt.build_threads = std::max(1u, std::thread::hardware_concurrency());
-    std::cerr << fmt::format("{} on {} ({}), m={} n={} k={} batch={}{}\n", tool, device.name, device.driver_version,
-                             opt.m, opt.n, opt.k, opt.batch, opt.epilogue.empty() ? "" : ", epilogue " + opt.epilogue);
-    std::vector<run_record> runs;
+    if (opt.build_threads == 0) opt.build_threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    install_stop_handlers();
+    std::cerr << fmt::format("{} on {} ({}), m={} n={} k={} batch={}{}; peak {}\n", tool, device.name,
+                             device.driver_version, opt.m, opt.n, opt.k, opt.batch,
+                             opt.epilogue.empty() ? "" : ", epilogue " + opt.epilogue,
+                             rc.peak ? fmt::format("{:.0f} GFLOP/s ({})", rc.peak->gflops, rc.peak->derivation)
+                                     : std::string("unknown"));
     bool any_verified = false;
     std::vector<blas::gemm_params> previous_leaders;  // the budgeted search of the pair before
     for (const auto& pair : pairs) {
       const auto cands = pair.candidates();
-      auto p = make_problem(ctx, opt, pair.trans_a, pair.trans_b);
-      run_record run;
+      run_record& run = runs.emplace_back();
       run.transposes = fmt::format("{}{}", pair.trans_a ? 't' : 'n', pair.trans_b ? 't' : 'n');
       run.m = opt.m, run.n = opt.n, run.k = opt.k, run.batch = opt.batch;
       run.problem_class = blas::to_string(blas::classify_problem(opt.m, opt.n, opt.k, opt.batch));
       run.configs_total = cands.size();
+      run.partial = true;  // until it is complete
       std::cerr << fmt::format("-- {}: {} configurations\n", run.transposes, cands.size());
-      if (p->epilogue) {
-        run.results.push_back(run_clblast_unfused(*p));
-        run.results.push_back(run_tessera_unfused(*p));
-      } else {
-        run.results.push_back(run_clblast(*p));
-        run.results.push_back(run_openblas(*p));
-#if TESSERA_HAVE_CUBLAS
-        if (auto r = run_cublas(*p)) run.results.push_back(*r);
-#endif
-      }
+      stop_if_requested();
+      auto p = make_problem(ctx, opt, pair.trans_a, pair.trans_b);
+      run.results = run_baselines(*p, opt);
+      stop_if_requested();
       run.results.push_back(run_default(*p));
 
       std::vector<blas::gemm_params> params;
       for (const auto& c : cands) params.push_back(c.params);
-      const std::size_t budget = opt.budget ? std::min(opt.budget, cands.size()) : cands.size();
+      const std::size_t budget = opt.budget ? std::min(std::size_t(opt.budget), cands.size()) : cands.size();
       std::map<std::size_t, double> build_seconds;
-      std::vector<std::size_t> evaluated;
       progress bar("measuring", budget);
       std::map<std::size_t, double> measured;  // configuration -> GFLOP/s (0: failed)
       auto evaluate = [&](std::size_t i) {
+        stop_if_requested();
         if (!build_seconds.count(i)) build_seconds.merge(build_all(cands, {i}, p->args, 1));
         tune_result r = cands[i].run(p->args);
         r.build_seconds = build_seconds[i];
@@ -504,7 +651,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       if (budget == cands.size()) {
         std::vector<std::size_t> all(cands.size());
         std::iota(all.begin(), all.end(), 0);
-        build_seconds = build_all(cands, all, p->args, opt.build_threads);
+        build_seconds = build_all(cands, all, p->args, std::size_t(opt.build_threads));
         for (std::size_t i = 0; i < cands.size(); ++i) evaluate(i);
       } else {
         // The previous pair's three best start the search: replayed on the H200's full runs,
@@ -513,14 +660,31 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
         const auto order = budgeted_search(params, budget, evaluate, 12345, previous_leaders);
         previous_leaders = leaders_of(params, order, [&](std::size_t i) { return measured[i]; }, 3);
       }
+      reject_implausible(run.results, rc.peak, [&](std::size_t suspect, std::size_t best) {
+        return measure_pair_again(run.results[suspect], run.results[best], *p, opt);
+      });
+      remeasure_finalists(run, *p, opt, rc.peak);
+      run.partial = false;
       for (const auto& r : run.results) any_verified |= r.kind == "config" && r.status == tune_status::ok;
-      print_table(run, std::cout);
-      runs.push_back(std::move(run));
-      write_outputs(opt, tool, device, runs);  // after each pair, so a long run leaves results behind
+      print_table(run, std::cout, 0);
+      saved &= write_outputs(opt, rc, runs, 0);  // after each pair, so a long run leaves results behind
     }
+    if (!saved) return 3;
     return any_verified ? 0 : 2;
+  } catch (const stop_requested&) {
+    const int signal = stop_signal.load();
+    std::cerr << fmt::format("\n{}: {}: stopped; the results measured so far are saved, marked partial\n", tool,
+                             signal_name(signal));
+    if (!runs.empty() && runs.back().partial) print_table(runs.back(), std::cout, signal);
+    write_outputs(opt, rc, runs, signal);
+    return 128 + signal;
   } catch (const tessera::error& e) {
-    std::cerr << tool << ": " << e.what() << '\n' << app.help();
+    std::cerr << tool << ": " << e.what() << '\n';
+    if (rc.device == nullptr) std::cerr << app.help();
+    if (!runs.empty()) write_outputs(opt, rc, runs, 0);  // what was measured, the last run marked partial
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << tool << ": out of host memory\n";
     return 1;
   }
 }

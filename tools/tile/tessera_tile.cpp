@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
       if (std::none_of(outs.begin(), outs.end(), [&](std::size_t id) { return f.checked().tensors[id].name == name; }))
         throw usage_error(fmt::format("--out {}: the function has no output named '{}'", name, name));
       // A missing folder or a directory fails now, not after the run.
-      tessera::runtime::check_destination(file);
+      tessera::runtime::check_writable(file);
     }
     auto write = [&](const auto& results) {
       for (std::size_t i = 0; i < results.size(); ++i) {

@@ -5,18 +5,19 @@
 // Every call checks its arguments before anything is enqueued (argument_error names the
 // argument), picks a kernel configuration from the defaults table for the device and the
 // problem (gemm_defaults.hpp) unless one is given, checks it against the device's limits,
-// builds the kernel once (program cache) and enqueues it on the context's queue. The call
-// returns without waiting; the event completes when C is written, and it covers every launch
-// of the call (a batch beyond 65535 work-groups takes several): runtime::elapsed_seconds on it
-// spans them all (runtime/covering_event.hpp).
+// builds the kernel once (kept in a runtime::kernel_cache) and launches it on the context's
+// queue. The call returns without waiting; the event completes when C is written, and it
+// covers every launch of the call (a batch beyond 65535 work-groups takes several):
+// runtime::elapsed_seconds on it spans them all (runtime/covering_event.hpp).
 #include <cstddef>
-#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include <tessera/blas/gemm_config.hpp>
 #include <tessera/runtime/buffer.hpp>
 #include <tessera/runtime/context.hpp>
+#include <tessera/runtime/kernel.hpp>
 #include <tessera/runtime/matrix.hpp>
 #include <tessera/runtime/opencl.hpp>
 
@@ -143,13 +144,13 @@ gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T
 
 /// Work fused into the store of a GEMM through gemm_common.cl's hooks. source goes before the
 /// kernels and defines GEMM_EPILOGUE or GEMM_STORE_STEP, and GEMM_EPILOGUE_PARAMETERS and
-/// GEMM_EPILOGUE_ARGUMENTS when it reads inputs of its own; set_arguments sets those, from
-/// index first on (they follow the GEMM's own parameters). The kernel is cached by source and
-/// options, like every GEMM kernel.
+/// GEMM_EPILOGUE_ARGUMENTS when it reads inputs of its own; arguments are their values, in
+/// order (they follow the GEMM's own parameters). The kernel is cached by source and options,
+/// like every GEMM kernel.
 struct gemm_epilogue {
   std::string_view name;  // names the program in the program cache's messages
   std::string_view source;
-  std::function<void(const cl::Kernel& kernel, cl_uint first)> set_arguments;
+  std::span<const runtime::kernel_argument> arguments;
 };
 
 /// gemm_with(params, args) with an epilogue attached (one kernel).

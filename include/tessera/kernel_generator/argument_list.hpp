@@ -2,8 +2,8 @@
 // The values of a generated kernel's parameters, gathered by the same traversal that
 // declared them (kernel_context), so the order always matches.
 #include <cstddef>
-#include <cstring>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <tessera/kernel_generator/shape.hpp>
+#include <tessera/runtime/kernel.hpp>
 #include <tessera/runtime/matrix.hpp>
 #include <tessera/runtime/opencl.hpp>
 
@@ -21,36 +22,26 @@ class argument_list {
   template <typename T>
   void matrix(const void* /*node*/, const runtime::matrix<T>& m, bool /*written*/) {
     if (!seen_.insert(&m).second) return;  // parameters are shared, as kernel_context declares them
-    cl_mem buffer = m.buffer()();         // null for an empty matrix: OpenCL accepts a null buffer
-    push(&buffer, sizeof buffer);
-    push_int(to_kernel_int(m.rows(), "matrix rows"));
-    push_int(static_cast<int>(m.view()));
+    arguments_.emplace_back(m.buffer());  // null for an empty matrix: OpenCL accepts a null buffer
+    arguments_.emplace_back(to_kernel_int(m.rows(), "matrix rows"));
+    arguments_.emplace_back(static_cast<int>(m.view()));
   }
   template <typename T>
   void scalar(const void* node, const T& value) {
-    static_assert(std::is_trivially_copyable_v<T>);
     if (!seen_.insert(node).second) return;  // a node reached twice (a named expression) has one parameter
-    push(&value, sizeof value);
+    arguments_.emplace_back(value);
   }
   void integer(const void* node, std::string_view role, index_t value) {
     if (node != nullptr && !seen_integers_.emplace(node, std::string(role)).second) return;
-    push_int(to_kernel_int(value, role));
+    arguments_.emplace_back(to_kernel_int(value, role));
   }
 
-  /// Sets every argument of k in order, the first at index first (the caller holds the
-  /// kernel's launch lock).
-  void apply(const cl::Kernel& k, cl_uint first = 0) const;
+  /// The arguments in parameter order, for runtime::kernel::launch.
+  std::span<const runtime::kernel_argument> arguments() const noexcept { return arguments_; }
   std::size_t size() const noexcept { return arguments_.size(); }
 
  private:
-  struct argument {
-    std::size_t size;
-    alignas(8) unsigned char bytes[8];
-  };
-  void push(const void* value, std::size_t size);
-  void push_int(int value) { push(&value, sizeof value); }
-
-  std::vector<argument> arguments_;
+  std::vector<runtime::kernel_argument> arguments_;
   std::set<const void*> seen_;
   std::set<std::pair<const void*, std::string>> seen_integers_;
 };

@@ -1,16 +1,14 @@
 #pragma once
 // binary_operation_: the elementwise operation of two arguments shared by the operator
-// table (binary_operators.hpp) and the function table (math_functions.hpp). An Op says
+// table (binary_operators.hpp) and codegen's function table (math_functions.hpp). An Op says
 // what the operation is called, its OpenCL C, its host form, its result type and its view.
 #include <string>
 #include <utility>
 
+#include <tessera/codegen/substitute.hpp>
 #include <tessera/kernel_generator/as_operation.hpp>
 
 namespace tessera::kernel_generator {
-
-/// Fills a pattern's "$1" and "$2" with the arguments' OpenCL C.
-std::string substitute(std::string_view pattern, std::string_view first, std::string_view second = {});
 
 template <typename Op, typename A, typename B>
 class binary_operation_
@@ -38,8 +36,8 @@ class binary_operation_
     const std::string a = this->template argument<0>().generate(kc, i, j);
     const std::string b = this->template argument<1>().generate(kc, i, j);
     return kc.builder().declare_fresh(codegen::opencl_type_name<value_type>(),
-                                      substitute(Op::opencl, Op::template argument<value_type_t<A>>(a),
-                                                 Op::template argument<value_type_t<B>>(b)));
+                                      codegen::substitute(Op::opencl, Op::template argument<value_type_t<A>>(a),
+                                                          Op::template argument<value_type_t<B>>(b)));
   }
 
   value_type host_value(index_t i, index_t j) const {

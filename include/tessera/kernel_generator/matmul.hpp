@@ -152,9 +152,7 @@ class matmul_ : public operation<matmul_<A, B>, value_type_t<A>, A, B> {
   cl::Event launch_fused(const fused_launch& f) const {
     blas::gemm_arguments<T> args = gemm_call();
     args.c = f.c, args.c_offset = f.c_offset, args.ldc = f.ldc;
-    const blas::detail::gemm_epilogue epilogue{
-        "kernel generator store step", f.source,
-        [&f](const cl::Kernel& kernel, cl_uint first) { f.arguments->apply(kernel, first); }};
+    const blas::detail::gemm_epilogue epilogue{"kernel generator store step", f.source, f.arguments->arguments()};
     return f.params != nullptr ? blas::detail::gemm_with_epilogue(*f.params, args, epilogue)
                                : blas::detail::gemm_with_epilogue(args, epilogue);
   }

@@ -30,7 +30,7 @@ class unary_operation_
   std::string emit(kernel_context& kc, const std::string& i, const std::string& j) const {
     const std::string a = this->template argument<0>().generate(kc, i, j);
     return kc.builder().declare_fresh(codegen::opencl_type_name<value_type>(),
-                                      substitute(Op::opencl, Op::template argument<value_type_t<A>>(a)));
+                                      codegen::substitute(Op::opencl, Op::template argument<value_type_t<A>>(a)));
   }
 
   value_type host_value(index_t i, index_t j) const {

@@ -27,9 +27,10 @@ class file_error : public error {
 /// the temporary file is removed and an existing file at path is left untouched.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
-/// Throws file_error naming the path when write_file_atomically(path, ...) would fail before
-/// writing anything: path is a directory or a special file (/dev/full), or its folder does not
-/// exist. Tools check every output this way before a long run, not after it.
-void check_destination(const std::filesystem::path& path);
+/// Throws file_error, naming the path and the reason, unless write_file_atomically(path, ...)
+/// could create the file now (the folder exists and takes a new file; path is no directory nor
+/// special file). For tools that write their results at the end of a long run: they check
+/// first. Leaves path as it is (a probe file beside it is created and removed).
+void check_writable(const std::filesystem::path& path);
 
 }  // namespace tessera::runtime

@@ -1,10 +1,17 @@
 #pragma once
-// A kernel object that may be launched from several threads: argument setting and
-// enqueueing happen under one lock, since clSetKernelArg is not thread-safe per kernel.
+// A built kernel and the one launch path of tessera: every front door (kernel generator,
+// unified kernels, Tile, GEMM) sets arguments and enqueues through kernel::launch, so the
+// launch counter sees every launch and only this file and kernel.cpp call OpenCL to do it.
+// Argument setting and enqueueing happen under one lock per kernel object, since
+// clSetKernelArg is not thread-safe per kernel.
 #include <array>
+#include <bit>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <ranges>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -43,56 +50,77 @@ struct local_memory {
   std::size_t bytes;
 };
 
+/// One argument of a launch, as clSetKernelArg takes it: a scalar's bytes, a buffer (a
+/// cl::Buffer, or anything with buffer(): a matrix), or work-group memory. It copies the
+/// value, so a list of them can be gathered first and set later (a front door's argument
+/// list, a GEMM's epilogue arguments after the GEMM's own).
+class kernel_argument {
+ public:
+  /// The largest scalar an argument holds (a float4 fits; tessera passes 8 bytes at most).
+  static constexpr std::size_t max_scalar_bytes = 16;
+
+  kernel_argument(local_memory memory) noexcept : size_(memory.bytes), local_(true) {}
+  kernel_argument(const cl::Buffer& buffer) noexcept : kernel_argument(buffer()) {}
+  template <typename T>
+    requires requires(const T& value) { value.buffer(); }
+  kernel_argument(const T& value) noexcept : kernel_argument(value.buffer()) {}
+  template <typename T>
+    requires(!requires(const T& value) { value.buffer(); })
+  kernel_argument(const T& value) noexcept : size_(sizeof(T)) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= max_scalar_bytes,
+                  "kernel arguments are scalars, buffers, matrices or local_memory");
+    std::memcpy(bytes_, &value, sizeof(T));
+  }
+
+  std::size_t size() const noexcept { return size_; }
+  /// What clSetKernelArg reads: null for local memory.
+  const void* value() const noexcept { return local_ ? nullptr : bytes_; }
+
+ private:
+  std::size_t size_;
+  bool local_ = false;
+  alignas(16) unsigned char bytes_[max_scalar_bytes] = {};
+};
+
 class kernel {
  public:
   kernel() = default;
-  kernel(cl::Kernel handle, std::string name)
-      : handle_(std::move(handle)), name_(std::move(name)), mutex_(std::make_shared<std::mutex>()) {}
+  /// max_work_group_size: the largest work-group this kernel runs on its device (registers and
+  /// local memory count); preferred_multiple: the work-group size multiple the device prefers
+  /// (a warp, a SIMD width). program::make_kernel queries both.
+  kernel(cl::Kernel handle, std::string name, std::size_t max_work_group_size, std::size_t preferred_multiple)
+      : handle_(std::move(handle)),
+        name_(std::move(name)),
+        max_work_group_size_(max_work_group_size),
+        preferred_multiple_(preferred_multiple),
+        mutex_(std::make_shared<std::mutex>()) {}
 
   const std::string& name() const noexcept { return name_; }
   const cl::Kernel& handle() const noexcept { return handle_; }
-
-  /// Sets the arguments in order and enqueues on ctx's queue. An empty range enqueues
-  /// a marker instead (OpenCL rejects zero-sized launches), so the event is always valid.
-  template <typename... Args>
-  cl::Event launch(const context& ctx, const launch_range& range, const Args&... args) const {
-    std::lock_guard lock(*mutex_);
-    cl_uint index = 0;
-    (set_argument(index++, args), ...);
-    return enqueue(ctx, range);
+  std::size_t max_work_group_size() const noexcept { return max_work_group_size_; }
+  std::size_t preferred_work_group_multiple() const noexcept { return preferred_multiple_; }
+  /// The largest power of two not above cap nor this kernel's limit: the work-group size of
+  /// front doors that size work-groups in powers of two (reduction trees, 2-D tilings).
+  std::size_t power_of_two_work_group(std::size_t cap) const noexcept {
+    return std::bit_floor(std::max<std::size_t>(std::min(cap, max_work_group_size_), 1));
   }
-  /// launch, after which more(handle, n) sets arguments n, n + 1, ... under the same lock:
-  /// for kernels with a variable tail of parameters (a GEMM with an epilogue's inputs).
-  template <typename More, typename... Args>
-  cl::Event launch_extended(const context& ctx, const launch_range& range, const More& more,
-                            const Args&... args) const {
-    std::lock_guard lock(*mutex_);
-    cl_uint index = 0;
-    (set_argument(index++, args), ...);
-    more(handle_, index);
-    return enqueue(ctx, range);
+
+  /// Sets arguments 0, 1, ... and enqueues on ctx's queue. An empty range enqueues a marker
+  /// instead (OpenCL rejects zero-sized launches), so the event is always valid.
+  cl::Event launch(const context& ctx, const launch_range& range, std::span<const kernel_argument> arguments) const;
+  /// The same with the arguments written out (a range of them goes to the overload above).
+  template <typename... Args>
+    requires(!(std::ranges::range<Args> || ...))
+  cl::Event launch(const context& ctx, const launch_range& range, const Args&... args) const {
+    const std::array<kernel_argument, sizeof...(Args)> arguments{kernel_argument(args)...};
+    return launch(ctx, range, std::span<const kernel_argument>(arguments));
   }
 
  private:
-  template <typename T>
-  void set_argument(cl_uint index, const T& value) const {
-    if constexpr (std::is_same_v<T, local_memory>) {
-      check_argument(::clSetKernelArg(handle_(), index, value.bytes, nullptr), index);
-    } else if constexpr (std::is_same_v<T, cl::Buffer>) {
-      cl_mem mem = value();
-      check_argument(::clSetKernelArg(handle_(), index, sizeof(cl_mem), &mem), index);
-    } else if constexpr (requires { value.buffer(); }) {
-      set_argument(index, value.buffer());
-    } else {
-      static_assert(std::is_trivially_copyable_v<T>, "kernel arguments are scalars, buffers or matrices");
-      check_argument(::clSetKernelArg(handle_(), index, sizeof(T), &value), index);
-    }
-  }
-  void check_argument(cl_int status, cl_uint index) const;
-  cl::Event enqueue(const context& ctx, const launch_range& range) const;
-
   cl::Kernel handle_;
   std::string name_;
+  std::size_t max_work_group_size_ = 0;
+  std::size_t preferred_multiple_ = 1;
   std::shared_ptr<std::mutex> mutex_;
 };
 

@@ -21,18 +21,21 @@ namespace tessera::runtime {
 
 class context;
 
-/// A built program; kernels are made from it by name.
+/// A program built for one device; kernels are made from it by name.
 class program {
  public:
-  program(cl::Program handle, std::string name) : handle_(std::move(handle)), name_(std::move(name)) {}
+  program(cl::Program handle, std::string name, cl::Device device)
+      : handle_(std::move(handle)), name_(std::move(name)), device_(std::move(device)) {}
   const cl::Program& handle() const noexcept { return handle_; }
   const std::string& name() const noexcept { return name_; }
-  /// A new kernel object; throws opencl_error naming the kernel if it is not in the program.
+  /// A new kernel object knowing its work-group limit and preferred multiple on the device;
+  /// throws opencl_error naming the kernel if it is not in the program.
   kernel make_kernel(const std::string& kernel_name) const;
 
  private:
   cl::Program handle_;
   std::string name_;
+  cl::Device device_;
 };
 
 /// Counters readable by tests and tools.

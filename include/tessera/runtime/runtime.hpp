@@ -7,6 +7,7 @@
 #include <tessera/runtime/embedded_sources.hpp>
 #include <tessera/runtime/error.hpp>
 #include <tessera/runtime/kernel.hpp>
+#include <tessera/runtime/kernel_cache.hpp>
 #include <tessera/runtime/matrix.hpp>
 #include <tessera/runtime/matrix_view.hpp>
 #include <tessera/runtime/program_cache.hpp>

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <tessera/tile/ast.hpp>
-#include <tessera/tile/builtins.hpp>
+#include <tessera/codegen/math_functions.hpp>
 #include <tessera/tile/error.hpp>
 #include <tessera/tile/rational.hpp>
 
@@ -73,7 +73,7 @@ struct value_expression {
   double literal = 0;
   std::size_t id = 0;                        // tensor or dimension
   token_kind op = token_kind::end_of_input;  // binary: + - * / == != < > <= >=
-  const builtin_function* function = nullptr;
+  const codegen::math_function* function = nullptr;  // call: a function of codegen's table
   std::vector<value_expression> operands;
 };
 

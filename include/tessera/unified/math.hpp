@@ -1,89 +1,96 @@
 #pragma once
-// Math in kernels: one name for host scalars (std:: functions) and symbolic values (OpenCL C
-// built-ins). For symbolic values argument-dependent lookup finds these; on the host, kernel
-// code calls them unqualified with `using namespace tessera::unified;` in scope (or qualified
-// as tessera::unified::sqrt), so that both backends run the same function.
+// Math in kernels: one name for host scalars and symbolic values (OpenCL C). For symbolic
+// values argument-dependent lookup finds these; on the host, kernel code calls them
+// unqualified with `using namespace tessera::unified;` in scope (or qualified as
+// tessera::unified::sqrt), so that both backends run the same function.
 //
 // Result types follow the host: sqrt of an int is a double, max(float, double) is a double.
-// Adding a function is one line in a list below.
+// The functions are codegen's table (adding one is a line there); min, max, select and the
+// rest below are unified kernels' own.
 #include <cmath>
 #include <cstdlib>
 #include <type_traits>
+#include <utility>
+
+#include <tessera/codegen/math_functions.hpp>
+#include <tessera/codegen/substitute.hpp>
 
 #include <tessera/unified/symbolic.hpp>
 
 namespace tessera::unified {
 
 namespace detail {
-/// Records `name((R)a)` as a constant of type R.
-template <kernel_value R, typename A>
-traced<R> call(const char* name, A&& a) {
+/// The type a math function computes in for arguments of these types, by C++'s rule (the
+/// <cmath> overloads): integers compute in double, float stays float.
+template <typename A>
+using math_result_t = decltype(std::fabs(std::declval<A>()));
+template <typename A, typename B>
+using math_result2_t = decltype(std::fmin(std::declval<A>(), std::declval<B>()));
+
+/// Records codegen's pattern F::opencl on the argument(s) converted to R, as a constant of type R.
+template <typename F, kernel_value R, typename A>
+traced<R> table_call(A&& a) {
   auto trace = common_trace(a);
   std::string text = converted_text<R>(*trace, std::forward<A>(a));
-  return make_constant<R>(trace, std::string(name) + "(" + text + ")");
+  return make_constant<R>(trace, codegen::substitute(F::opencl, text));
 }
-/// Records `name((R)a, (R)b)` as a constant of type R.
-template <kernel_value R, typename A, typename B>
-traced<R> call(const char* name, A&& a, B&& b) {
+template <typename F, kernel_value R, typename A, typename B>
+traced<R> table_call(A&& a, B&& b) {
   auto trace = common_trace(a, b);
   std::string left = converted_text<R>(*trace, std::forward<A>(a));
   std::string right = converted_text<R>(*trace, std::forward<B>(b));
-  return make_constant<R>(trace, std::string(name) + "(" + left + ", " + right + ")");
+  return make_constant<R>(trace, codegen::substitute(F::opencl, left, right));
 }
 }  // namespace detail
 
-// Functions whose OpenCL C built-in has the name and meaning of the std:: one.
-#define TESSERA_UNIFIED_UNARY_MATH(X)                                                                            \
-  X(sqrt) X(cbrt) X(exp) X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sin) X(cos) X(tan) X(asin) X(acos) \
-  X(atan) X(sinh) X(cosh) X(tanh) X(erf) X(erfc) X(floor) X(ceil) X(round) X(trunc)
-#define TESSERA_UNIFIED_BINARY_MATH(X) X(pow) X(atan2) X(fmod) X(hypot) X(fmin) X(fmax) X(copysign)
-
-#define TESSERA_UNIFIED_DEFINE_UNARY_MATH(NAME)                                            \
-  template <host_operand A>                                                                \
-  auto NAME(A a) {                                                                         \
-    return std::NAME(a);                                                                   \
-  }                                                                                        \
-  template <symbolic_operand A>                                                            \
-    requires requires(operand_value_t<A> v) { std::NAME(v); }                              \
-  auto NAME(A&& a) {                                                                       \
-    using result = decltype(std::NAME(std::declval<operand_value_t<A>>()));                \
-    return detail::call<result>(#NAME, std::forward<A>(a));                                \
+// Every function of codegen's table (codegen/math_functions.hpp), on host scalars and on
+// symbolic values alike.
+#define TESSERA_UNIFIED_UNARY_FUNCTION(name_, ...)                                                   \
+  template <host_operand A>                                                                          \
+  auto name_(A a) {                                                                                  \
+    using result = detail::math_result_t<A>;                                                        \
+    return codegen::math::name_::host(static_cast<result>(a));                                       \
+  }                                                                                                  \
+  template <symbolic_operand A>                                                                      \
+  auto name_(A&& a) {                                                                                \
+    return detail::table_call<codegen::math::name_, detail::math_result_t<operand_value_t<A>>>(std::forward<A>(a)); \
   }
-TESSERA_UNIFIED_UNARY_MATH(TESSERA_UNIFIED_DEFINE_UNARY_MATH)
-#undef TESSERA_UNIFIED_DEFINE_UNARY_MATH
+TESSERA_UNARY_MATH_FUNCTIONS(TESSERA_UNIFIED_UNARY_FUNCTION)
+#undef TESSERA_UNIFIED_UNARY_FUNCTION
 
-#define TESSERA_UNIFIED_DEFINE_BINARY_MATH(NAME)                                                            \
-  template <host_operand A, host_operand B>                                                                 \
-  auto NAME(A a, B b) {                                                                                     \
-    return std::NAME(a, b);                                                                                 \
-  }                                                                                                         \
-  template <typename A, typename B>                                                                         \
-    requires symbolic_pair<A, B> && requires(operand_value_t<A> a, operand_value_t<B> b) { std::NAME(a, b); } \
-  auto NAME(A&& a, B&& b) {                                                                                 \
-    using result = decltype(std::NAME(std::declval<operand_value_t<A>>(), std::declval<operand_value_t<B>>())); \
-    return detail::call<result>(#NAME, std::forward<A>(a), std::forward<B>(b));                             \
+#define TESSERA_UNIFIED_BINARY_FUNCTION(name_, ...)                                                  \
+  template <host_operand A, host_operand B>                                                          \
+  auto name_(A a, B b) {                                                                             \
+    using result = detail::math_result2_t<A, B>;                                                      \
+    return codegen::math::name_::host(static_cast<result>(a), static_cast<result>(b));               \
+  }                                                                                                  \
+  template <typename A, typename B>                                                                  \
+    requires symbolic_pair<A, B>                                                                     \
+  auto name_(A&& a, B&& b) {                                                                         \
+    using result = detail::math_result2_t<operand_value_t<A>, operand_value_t<B>>;                    \
+    return detail::table_call<codegen::math::name_, result>(std::forward<A>(a), std::forward<B>(b)); \
   }
-TESSERA_UNIFIED_BINARY_MATH(TESSERA_UNIFIED_DEFINE_BINARY_MATH)
-#undef TESSERA_UNIFIED_DEFINE_BINARY_MATH
+TESSERA_BINARY_MATH_FUNCTIONS(TESSERA_UNIFIED_BINARY_FUNCTION)
+#undef TESSERA_UNIFIED_BINARY_FUNCTION
 
-/// |a|: std::abs on the host, fabs or abs in OpenCL C (whose integer abs is unsigned).
+/// |a| of an integer keeps its type, as std::abs does (the table's abs computes in floating
+/// point; these overloads are the more constrained, so integers take them).
 template <host_operand A>
+  requires std::integral<A>
 auto abs(A a) {
   if constexpr (std::is_unsigned_v<A>) return a;
   else return std::abs(a);
 }
 template <symbolic_operand A>
-  requires(!std::is_same_v<operand_value_t<A>, bool>)
+  requires std::integral<operand_value_t<A>> && (!std::is_same_v<operand_value_t<A>, bool>)
 auto abs(A&& a) {
   using value = operand_value_t<A>;
-  if constexpr (std::is_floating_point_v<value>) {
-    return detail::call<value>("fabs", std::forward<A>(a));
-  } else if constexpr (std::is_unsigned_v<value>) {
-    auto trace = detail::common_trace(a);
+  auto trace = detail::common_trace(a);
+  if constexpr (std::is_unsigned_v<value>) {
     return detail::make_constant<value>(trace, detail::text_of(*trace, std::forward<A>(a)));
   } else {
+    // OpenCL C's abs of a signed integer is unsigned: converted back, as std::abs keeps the type.
     using result = decltype(std::abs(std::declval<value>()));
-    auto trace = detail::common_trace(a);
     std::string text = detail::converted_text<result>(*trace, std::forward<A>(a));
     return detail::make_constant<result>(
         trace, "((" + std::string(trace->template type_name<result>()) + ")abs(" + text + "))");

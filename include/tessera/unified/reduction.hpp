@@ -31,6 +31,7 @@
 #include <tessera/runtime/checked_size.hpp>
 #include <tessera/runtime/error.hpp>
 #include <tessera/runtime/kernel.hpp>
+#include <tessera/unified/launch_checks.hpp>
 #include <tessera/unified/reduction_kernels.hpp>
 #include <tessera/unified/reduction_layout.hpp>
 #include <tessera/unified/run_kernel.hpp>
@@ -52,8 +53,6 @@ constexpr void check_reduction_value() {
   static_assert(kernel_value<V> && !std::is_same_v<V, bool>,
                 "tessera::unified: a reduction's result type is a number (float, double, an integer)");
 }
-
-void check_result(const char* operation, std::size_t available, std::size_t needed);
 
 // --- OpenMP ---------------------------------------------------------------------------
 
@@ -181,7 +180,7 @@ void reduce(const opencl_executor& exec, V identity, array<V>& result, std::int6
                       trace_kernel(exec.ctx(), program_name("final pass", typeid(Finalize)),
                                    trace_final_scalar<Op, Finalize, V>)};
   });
-  const auto layout = full_reduction_layout(exec.ctx().device(), kernels[0].work_group_size, static_cast<std::size_t>(n));
+  const auto layout = full_reduction_layout(exec.ctx().device(), work_group_size(kernels[0]), static_cast<std::size_t>(n));
   auto workspace = exec.workspace(layout.groups * sizeof(V));
   const cl_mem partials = workspace.buffer->handle()();
   auto sizes = [&] {
@@ -190,17 +189,17 @@ void reduce(const opencl_executor& exec, V identity, array<V>& result, std::int6
   }();
   enqueue(kernels[0], exec, runtime::launch_range::one_d(layout.groups * layout.local, layout.local),
           std::tuple_cat(sizes, launch_values(launch, args...), std::tuple(partials), item_loop(layout)));
-  const std::size_t final_local = kernels[1].work_group_size;
+  const std::size_t final_local = work_group_size(kernels[1]);
   enqueue(kernels[1], exec, runtime::launch_range::one_d(final_local, final_local),
           std::tuple(static_cast<std::int64_t>(layout.groups), identity, partials, result.device_buffer().handle()()));
 }
 
 /// Stage 2 of row and column reductions.
 template <typename V>
-void finish_per_output(const opencl_executor& exec, const compiled_kernel& k, std::size_t outputs,
+void finish_per_output(const opencl_executor& exec, const runtime::kernel& k, std::size_t outputs,
                        std::size_t parts, std::size_t output_step, std::size_t part_step, V identity, cl_mem partials,
                        const array<V>& result, std::int64_t result_stride) {
-  const std::size_t local = k.work_group_size;
+  const std::size_t local = work_group_size(k);
   enqueue(k, exec, runtime::launch_range::one_d(runtime::round_up(outputs, local), local),
           std::tuple(static_cast<std::int64_t>(outputs), static_cast<std::int64_t>(parts),
                      static_cast<std::int64_t>(output_step), static_cast<std::int64_t>(part_step), identity, partials,
@@ -220,7 +219,7 @@ void row_reduce(const opencl_executor& exec, V identity, array<V>& result, std::
   });
   const std::size_t rows = size[0], cols = size[1];
   if (rows == 0) return;
-  const auto layout = row_reduction_layout(exec.ctx().device(), kernels[0].work_group_size, rows, cols);
+  const auto layout = row_reduction_layout(exec.ctx().device(), work_group_size(kernels[0]), rows, cols);
   auto workspace = exec.workspace(rows * layout.parts * sizeof(V));
   const cl_mem partials = workspace.buffer->handle()();
   enqueue(kernels[0], exec,
@@ -246,7 +245,7 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
   });
   const std::size_t rows = size[0], cols = size[1];
   if (cols == 0) return;
-  const auto layout = col_reduction_layout(exec.ctx().device(), kernels[0].work_group_size, rows, cols);
+  const auto layout = col_reduction_layout(exec.ctx().device(), work_group_size(kernels[0]), rows, cols);
   auto workspace = exec.workspace(cols * layout.parts * sizeof(V));
   const cl_mem partials = workspace.buffer->handle()();
   enqueue(kernels[0], exec,

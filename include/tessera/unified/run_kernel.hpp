@@ -29,6 +29,7 @@
 #include <tessera/unified/dim.hpp>
 #include <tessera/unified/executor.hpp>
 #include <tessera/unified/kernel_cache.hpp>
+#include <tessera/unified/launch_checks.hpp>
 #include <tessera/unified/math.hpp>
 #include <tessera/unified/stopping_status.hpp>
 
@@ -64,15 +65,11 @@ decltype(auto) dispatch(const std::shared_ptr<Exec>& exec, const char* operation
   }
 }
 
-/// size as a kernel's long; throws argument_error when it is not one.
-std::int64_t checked_extent(const char* operation, std::size_t extent);
-/// rows * cols as a kernel's long; throws argument_error when it overflows.
-std::int64_t checked_elements(const char* operation, dim<2> size);
 
 template <typename... Values>
-void enqueue(const compiled_kernel& k, const opencl_executor& exec, const runtime::launch_range& range,
-            const std::tuple<Values...>& values) {
-  std::apply([&](const auto&... v) { k.kernel.launch(exec.ctx(), range, v...); }, values);
+void enqueue(const runtime::kernel& k, const opencl_executor& exec, const runtime::launch_range& range,
+             const std::tuple<Values...>& values) {
+  std::apply([&](const auto&... v) { k.launch(exec.ctx(), range, v...); }, values);
 }
 
 // Kinds of traced kernels: part of each cache key.
@@ -164,9 +161,10 @@ void run_1d(const opencl_executor& exec, Fn, std::size_t size, Args&... args) {
                                      t->close_block();
                                    })};
   });
-  const compiled_kernel& k = kernels[0];
-  enqueue(k, exec, runtime::launch_range::one_d(runtime::round_up(size, k.work_group_size), k.work_group_size),
-         std::tuple_cat(std::tuple<std::int64_t>(n), launch_values(launch, args...)));
+  const runtime::kernel& k = kernels[0];
+  const std::size_t local = work_group_size(k);
+  enqueue(k, exec, runtime::launch_range::one_d(runtime::round_up(size, local), local),
+          std::tuple_cat(std::tuple<std::int64_t>(n), launch_values(launch, args...)));
 }
 
 template <bool Solver, typename Fn, typename... Args>
@@ -192,16 +190,16 @@ void run_2d(const opencl_executor& exec, Fn, dim<2> size, const host_launch& lau
           t->close_block();
         })};
   });
-  const compiled_kernel& k = kernels[0];
-  const std::size_t rows = size[0], cols = size[1];
-  const std::size_t local_cols = std::min(k.work_group_size, std::bit_ceil(std::max<std::size_t>(cols, 1)));
-  const std::size_t local_rows = k.work_group_size / local_cols;
+  const runtime::kernel& k = kernels[0];
+  const std::size_t rows = size[0], cols = size[1], local = work_group_size(k);
+  const std::size_t local_cols = std::min(local, std::bit_ceil(std::max<std::size_t>(cols, 1)));
+  const std::size_t local_rows = local / local_cols;
   const auto range = runtime::launch_range::two_d(runtime::round_up(cols, local_cols),
                                                   runtime::round_up(rows, local_rows), local_cols, local_rows);
   const auto sizes = std::tuple<std::int64_t, std::int64_t>(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols));
   if constexpr (Solver)
     enqueue(k, exec, range,
-           std::tuple_cat(sizes, std::tuple<std::int64_t>(launch.default_stride), launch_values(launch, args...)));
+            std::tuple_cat(sizes, std::tuple<std::int64_t>(launch.default_stride), launch_values(launch, args...)));
   else
     enqueue(k, exec, range, std::tuple_cat(sizes, launch_values(launch, args...)));
 }

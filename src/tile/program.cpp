@@ -43,6 +43,16 @@ std::optional<std::size_t> program::find_tensor(std::string_view name) const {
 
 namespace {
 
+// Tile's own names for functions of codegen's table: the language's min and max are fmin and
+// fmax (a NaN argument is ignored).
+constexpr std::pair<std::string_view, std::string_view> tile_spellings[] = {{"min", "fmin"}, {"max", "fmax"}};
+
+const codegen::math_function* find_function(std::string_view name) {
+  for (const auto& [tile_name, table_name] : tile_spellings)
+    if (name == tile_name) return codegen::find_math_function(table_name);
+  return codegen::find_math_function(name);
+}
+
 bool is_capitalised(std::string_view name) { return !name.empty() && std::isupper(static_cast<unsigned char>(name[0])); }
 bool is_lowercase(std::string_view name) { return !name.empty() && std::islower(static_cast<unsigned char>(name[0])); }
 
@@ -534,10 +544,11 @@ class checker {
         return v;
       case ast::expression_kind::call: {
         v.what = value_expression::kind::call;
-        v.function = find_builtin(e.name);
+        v.function = find_function(e.name);
         if (!v.function) {
           std::vector<std::string_view> known;
-          for (const auto& f : builtin_functions()) known.push_back(f.name);
+          for (const auto& f : codegen::math_functions()) known.push_back(f.name);
+          for (const auto& [tile_name, table_name] : tile_spellings) known.push_back(tile_name);
           throw check_error(e.position, fmt::format("unknown function '{}' (known: {})", e.name, fmt::join(known, ", ")));
         }
         if (e.operands.size() != v.function->arity)

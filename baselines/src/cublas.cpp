@@ -1,0 +1,110 @@
+// cuBLAS where CMake found the CUDA toolkit (TESSERA_HAVE_CUBLAS); without it, no cuBLAS row.
+#include <tessera/baselines/gemm_implementations.hpp>
+
+#if TESSERA_HAVE_CUBLAS
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <fmt/format.h>
+#endif
+
+namespace tessera::baselines {
+
+#if TESSERA_HAVE_CUBLAS
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw baseline_error(fmt::format("{}: {}", what, cudaGetErrorString(e)));
+}
+void check(cublasStatus_t e, const char* what) {
+  if (e != CUBLAS_STATUS_SUCCESS) throw baseline_error(fmt::format("{}: cuBLAS status {}", what, int(e)));
+}
+
+template <typename T>
+class cublas_implementation final : public gemm_implementation<T> {
+ public:
+  cublas_implementation(const gemm_shape& shape, const std::vector<T>& a, const std::vector<T>& b)
+      : gemm_implementation<T>("cuBLAS (no TF32)", processor::cuda_device), shape_(shape),
+        c_elements_(std::size_t(shape.stride_c() * shape.batch)) {
+    try {
+      check(cudaMalloc(&a_, a.size() * sizeof(T)), "cudaMalloc");
+      check(cudaMalloc(&b_, b.size() * sizeof(T)), "cudaMalloc");
+      check(cudaMalloc(&c_, c_elements_ * sizeof(T)), "cudaMalloc");
+      check(cudaMemcpy(a_, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+      check(cudaMemcpy(b_, b.data(), b.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+      check(cublasCreate(&handle_), "cublasCreate");
+      check(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");  // no TF32
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~cublas_implementation() override { release(); }
+
+  void enqueue() override {
+    const T one = 1, zero = 0;
+    const auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
+    const auto& s = shape_;
+    const int m = int(s.m), n = int(s.n), k = int(s.k), batch = int(s.batch);
+    const int lda = int(s.lda()), ldb = int(s.ldb()), ldc = int(s.ldc());
+    const long long sa = s.stride_a(), sb = s.stride_b(), sc = s.stride_c();
+    if constexpr (std::is_same_v<T, float>)
+      check(cublasSgemmStridedBatched(handle_, op(s.trans_a), op(s.trans_b), m, n, k, &one, a_, lda, sa, b_, ldb, sb,
+                                      &zero, c_, ldc, sc, batch),
+            "cublasSgemmStridedBatched");
+    else
+      check(cublasDgemmStridedBatched(handle_, op(s.trans_a), op(s.trans_b), m, n, k, &one, a_, lda, sa, b_, ldb, sb,
+                                      &zero, c_, ldc, sc, batch),
+            "cublasDgemmStridedBatched");
+  }
+  void finish() override { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+  // All bits set is a NaN in IEEE binary32 and binary64.
+  void poison() override { check(cudaMemset(c_, 0xff, c_elements_ * sizeof(T)), "cudaMemset"); }
+  std::vector<T> result() override {
+    std::vector<T> out(c_elements_);
+    check(cudaMemcpy(out.data(), c_, out.size() * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return out;
+  }
+
+ private:
+  void release() {
+    if (handle_ != nullptr) cublasDestroy(handle_);
+    cudaFree(a_), cudaFree(b_), cudaFree(c_);
+    handle_ = nullptr, a_ = b_ = c_ = nullptr;
+  }
+
+  gemm_shape shape_;
+  std::size_t c_elements_;
+  T *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
+  cublasHandle_t handle_ = nullptr;
+};
+
+}  // namespace
+
+bool cublas_available() {
+  int devices = 0;
+  return cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
+}
+
+template <typename T>
+std::unique_ptr<gemm_implementation<T>> cublas_gemm(const gemm_shape& shape, const std::vector<T>& host_a,
+                                                    const std::vector<T>& host_b) {
+  if (!cublas_available()) return nullptr;
+  return std::make_unique<cublas_implementation<T>>(shape, host_a, host_b);
+}
+#else
+bool cublas_available() { return false; }
+
+template <typename T>
+std::unique_ptr<gemm_implementation<T>> cublas_gemm(const gemm_shape&, const std::vector<T>&, const std::vector<T>&) {
+  return nullptr;
+}
+#endif
+
+template std::unique_ptr<gemm_implementation<float>> cublas_gemm<float>(const gemm_shape&, const std::vector<float>&,
+                                                                        const std::vector<float>&);
+template std::unique_ptr<gemm_implementation<double>> cublas_gemm<double>(const gemm_shape&,
+                                                                          const std::vector<double>&,
+                                                                          const std::vector<double>&);
+
+}  // namespace tessera::baselines

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Every run on the GPU machine (../shared/gpu/README.md), one step or a few per call:
+#   source .gpu/env.sh && scripts/gpu-run.sh STEP [STEP ...]          (from the repository root)
+#
+# Steps:
+#   gemm              BLAS tests on the GPU, then bench_gemm (tessera's default and hand-picked
+#                     configurations, CLBlast, OpenBLAS, cuBLAS; TESSERA_BENCH_CONFIGS to change them)
+#   fused_gemm        fused-GEMM tests, then bench_fused_gemm at M = N = 4096
+#   kernel_generator  kernel-generator tests, then the fusion benchmark up to 2^28 floats
+#   tile              Tile tests on the GPU, then the convolution and matrix-product benchmarks
+#   unified           unified-kernel tests on the GPU, then bench_unified
+#   tune              tune_all, every NVIDIA_GPU configuration at 4096^3 (about 5 minutes)
+#   tune-budget       tune_all at 4096^3 with --budget (a fifth of the configurations)
+#   tune-8192         tune_all at 8192^3 with --budget 24
+#   baseline-check    tune_nn at 3001x2999x1003, 1000^3 and 12288x768x3072 (a budget of 8): each
+#                     baseline row verified, and the CLBlast row within 15% of an independent
+#                     wall-clock timing of CLBlastSgemm + clFinish (clblast_wall_clock);
+#                     TESSERA_CHECK_SHAPES="MxNxK ..." for other shapes
+#
+# Every step leaves the same two files in $OUT: STEP.log (the build, the tests, the run's output and
+# a summary) and STEP.json (its results: Google Benchmark JSON or tune_* JSON); $OUT/device.txt
+# describes the GPU once. At most three steps per call: eight files come back. The summary of
+# each step is also printed. Exit status: the number of steps that failed.
+set -uo pipefail
+out=${OUT:?set OUT to the folder for the results}
+build=${TESSERA_GPU_BUILD:-/tmp/tessera-gpu-build}
+jobs=$(nproc)
+export TESSERA_DEVICE=${TESSERA_DEVICE:-gpu} TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-/tmp/tessera-gpu-cache}
+mkdir -p "$out"
+usage() { grep '^#' "$0" | sed -n '2,22p'; exit 2; }
+[ $# -gt 0 ] || usage
+[ $# -le 3 ] || { echo "gpu-run: at most three steps per call (8 files come back)"; exit 2; }
+
+configure() {
+  [ -f "$build/CMakeCache.txt" ] && return 0
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTUNING_TARGET=NVIDIA_GPU -DCUDAToolkit_ROOT=/usr/local/cuda
+}
+targets() { configure && cmake --build "$build" -j"$jobs" --target "$@"; }
+device_tests() { (cd "$build" && timeout "${2:-300}" ctest -R "$1" -j"$jobs" --output-on-failure); }
+bench() {  # bench BINARY STEP ARGS...: Google Benchmark JSON into STEP.json
+  local binary=$1 step=$2
+  shift 2
+  "$build/$binary" --benchmark_out="$out/$step.json" --benchmark_out_format=json "$@"
+}
+
+step_gemm() {
+  targets bench_gemm tessera_blas_tests tessera_baselines_tests || return 1
+  device_tests "Gemm|blas|Baselines" 300
+  : "${TESSERA_BENCH_CONFIGS:=local vw=4 cls=64 item=8x8 wg=16x16 sg=4x8 db=1;local vw=4 cls=64 item=8x8 wg=16x16 sg=8x4 db=1}"
+  TESSERA_BENCH_CONFIGS=$TESSERA_BENCH_CONFIGS TESSERA_BENCH_TRANSPOSES=nn,nt,tn,tt TESSERA_BENCH_BUILD_LOG=1 \
+    timeout 330 bench benchmark/gemm/bench_gemm gemm \
+    --benchmark_filter='^(openblas|clblast|cublas|tessera)/.*(nn/|/(nt|tn|tt)/4096x)|^tessera\[.*/nn/(4096|8192)x'
+}
+
+step_fused_gemm() {
+  targets bench_fused_gemm tessera_fused_gemm_tests || return 1
+  device_tests "KernelGeneratorMatmul" 120
+  timeout 200 bench benchmark/fused_gemm/bench_fused_gemm fused_gemm --benchmark_filter='/4096x4096x'
+}
+
+step_kernel_generator() {
+  targets tessera_kernel_generator_tests bench_kernel_generator || return 1
+  TESSERA_CACHE=off timeout 120 "$build/tests/kernel_generator/tessera_kernel_generator_tests" --gtest_brief=1
+  TESSERA_BENCH_MAX_LOG2=28 timeout 300 bench benchmark/kernel_generator/bench_kernel_generator kernel_generator \
+    --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2
+}
+
+step_tile() {
+  targets tile_tests bench_tile || return 1
+  timeout 120 "$build/tests/tile/tile_tests" --gtest_brief=1
+  timeout 200 bench benchmark/tile/bench_tile tile --benchmark_filter='conv_tile|conv_im2col|matmul' \
+    --benchmark_min_time=0.2
+}
+
+step_unified() {
+  targets tessera_unified_tests bench_unified || return 1
+  timeout 120 "$build/tests/unified/tessera_unified_tests" --gtest_filter='*opencl*:unified_tracing*:reduction_layout*'
+  timeout 300 bench benchmark/unified/bench_unified unified \
+    --benchmark_filter='(opencl.*/(1048576|16777216|67108864))|(omp.*/(1048576|16777216|67108864))' \
+    --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.05
+}
+
+tune_all() {  # tune_all STEP ARGS...
+  local step=$1
+  shift
+  targets tune_all || return 1
+  local start=$SECONDS
+  timeout 560 "$build/tools/auto_tuner/tune_all" "$@" --json "$out/$step.json"
+  local status=$?
+  echo "tune_all $*: exit $status, $((SECONDS - start)) s"
+  return $status
+}
+
+configurations() { grep -c '^BENCH_PARAMS' "$build/tools/auto_tuner/generated/generated_combinations.def"; }
+step_tune() { tune_all tune --m 4096 --n 4096 --k 4096 --reps 5; }
+step_tune-budget() { configure && tune_all tune-budget --m 4096 --n 4096 --k 4096 --reps 5 --budget "$(($(configurations) / 5))"; }
+step_tune-8192() { tune_all tune-8192 --m 8192 --n 8192 --k 8192 --reps 3 --budget 24; }
+
+step_baseline-check() {
+  targets tune_nn clblast_wall_clock || return 1
+  local failed=0 runs=()
+  local shapes=${TESSERA_CHECK_SHAPES:-3001x2999x1003 1000x1000x1000 12288x768x3072}
+  for shape in $shapes; do
+    set -- ${shape//x/ }
+    local json="/tmp/baseline-check-$1x$2x$3.json"
+    timeout 300 "$build/tools/auto_tuner/tune_nn" --m "$1" --n "$2" --k "$3" --reps 9 --budget 8 --json "$json"
+    local independent
+    independent=$(timeout 120 "$build/benchmark/gemm/clblast_wall_clock" "$1" "$2" "$3" 9) || { failed=1; continue; }
+    echo "$independent"
+    runs+=("$json")
+    python3 - "$json" "$independent" <<'EOF' || failed=1
+import json, re, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+independent = float(re.search(r"median_ms=([0-9.]+)", sys.argv[2]).group(1))
+baselines = [r for r in run["results"] if r["kind"] == "baseline"]
+ok = True
+for r in baselines:
+    print(f"  {r['name']}: {r['status']}" + (f" ({r['reason']})" if r["reason"] else ""))
+    ok &= r["status"] == "ok"
+clblast = next(r for r in baselines if r["name"] == "CLBlast")
+if clblast["status"] == "ok":
+    ms = clblast["seconds"]["median"] * 1e3
+    ratio = ms / independent
+    verdict = "PASS" if 0.85 <= ratio <= 1.15 else "FAIL"
+    print(f"  {verdict} CLBlast {run['m']}x{run['n']}x{run['k']}: tune_nn {ms:.4f} ms, wall clock {independent:.4f} ms, "
+          f"ratio {ratio:.3f}")
+    ok &= verdict == "PASS"
+sys.exit(0 if ok else 1)
+EOF
+  done
+  # The three runs in one results file, as select_defaults.py and plot_results.py read them.
+  python3 - "$out/baseline-check.json" "${runs[@]}" <<'EOF'
+import json, sys
+documents = [json.load(open(path)) for path in sys.argv[2:]]
+if documents:
+    merged = documents[0]
+    merged["runs"] = [run for d in documents for run in d["runs"]]
+    json.dump(merged, open(sys.argv[1], "w"), indent=1)
+EOF
+  return $failed
+}
+
+for step in "$@"; do
+  declare -F "step_$step" >/dev/null || { echo "gpu-run: unknown step '$step'"; usage; }
+done
+
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
+  date -u
+  git log -1 --format='commit %H %s' 2>/dev/null
+  targets tessera-info >/dev/null && "$build/tools/tessera-info"
+} >"$out/device.txt" 2>&1
+
+failures=0
+for step in "$@"; do
+  start=$SECONDS
+  "step_$step" >"$out/$step.log" 2>&1
+  status=$?
+  {
+    echo "== $step: exit $status, $((SECONDS - start)) s"
+    grep -E "tests passed|FAILED|Failed|^== |BEST|DEFAULT KEPT|PASS|FAIL|exit [0-9]|error:" "$out/$step.log" | cut -c1-240 | head -40
+  } | tee -a "$out/$step.log"
+  [ $status -eq 0 ] || failures=$((failures + 1))
+done
+exit $failures

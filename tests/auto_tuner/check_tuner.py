@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Checks of a tune_* binary that need more than CTest's output regex: the exit status with the
+message, what the results JSON says, a signal sent mid-run.
+
+  check_tuner.py expect --status N|nonzero [--stderr RE] [--stdout RE] [--absent RE] [--keep FILE] -- TUNER ARGS
+  check_tuner.py finalists TUNER ARGS            (ARGS must include --json FILE)
+  check_tuner.py plausible TUNER ARGS            (ARGS must include --json FILE)
+  check_tuner.py stop TUNER ARGS                 (ARGS must include --json FILE)
+  check_tuner.py full_disk TUNER ARGS            (ARGS must include --json FILE)
+Exits 0 when the check holds, 1 with the reason otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def run(command: list[str], timeout: float = 540) -> subprocess.CompletedProcess:
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+PRIVATE = Path(tempfile.mkdtemp(prefix="check_tuner."))
+
+
+def json_path(command: list[str]) -> Path:
+    """The results file of command, moved into a folder of this process's own: two runs of the
+    test suite at once must not read each other's results."""
+    if "--json" not in command:
+        raise CheckFailed("the tuner's arguments need --json FILE")
+    at = command.index("--json") + 1
+    command[at] = str(PRIVATE / Path(command[at]).name)
+    return Path(command[at])
+
+
+def expect(args: argparse.Namespace) -> None:
+    """The exit status and messages of one command, and a file it must leave as it was."""
+    kept = Path(args.keep).read_bytes() if args.keep else None
+    done = run(args.command)
+    shown = f"exit {done.returncode}\nstdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
+    expected = done.returncode != 0 if args.status == "nonzero" else done.returncode == int(args.status)
+    if not expected:
+        raise CheckFailed(f"expected exit {args.status}; {shown}")
+    for pattern, text, name in ((args.stderr, done.stderr, "stderr"), (args.stdout, done.stdout, "stdout")):
+        if pattern and not re.search(pattern, text, re.S):
+            raise CheckFailed(f"{name} does not match {pattern!r}; {shown}")
+    if args.absent and re.search(args.absent, done.stdout + done.stderr, re.S):
+        raise CheckFailed(f"the output matches {args.absent!r}, which must not appear; {shown}")
+    if kept is not None and Path(args.keep).read_bytes() != kept:
+        raise CheckFailed(f"{args.keep} was changed")
+
+
+def load_run(command: list[str]) -> dict:
+    path = json_path(command)
+    done = run(command)
+    if done.returncode != 0:
+        raise CheckFailed(f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return json.loads(path.read_text())
+
+
+def finalists(args: argparse.Namespace) -> None:
+    """After the search the best configurations and the default are measured again, interleaved
+    in one process; the decision follows the spread rule from the figures the JSON records."""
+    document = load_run(args.command)
+    for run_ in document["runs"]:
+        where = f"run {run_['transposes']}"
+        block, decision = run_["finalists"], run_["decision"]
+        if block is None or decision is None:
+            raise CheckFailed(f"{where}: no finalists or decision")
+        entries = block["entries"]
+        kinds = [e["kind"] for e in entries]
+        if kinds.count("default") != 1 or not 1 <= kinds.count("config") <= document["timing"]["finalists"]:
+            raise CheckFailed(f"{where}: finalists {kinds}: expected up to {document['timing']['finalists']} "
+                              "configurations and the default")
+        for e in entries:
+            samples, seconds = e["samples"], e["seconds"]
+            if len(samples) != block["rounds"]:
+                raise CheckFailed(f"{where}: {e['name']}: {len(samples)} samples for {block['rounds']} rounds")
+            if not min(samples) == seconds["min"] <= seconds["median"] <= seconds["max"] == max(samples):
+                raise CheckFailed(f"{where}: {e['name']}: median and range disagree with the samples")
+            if seconds["spread"] < 0 or seconds["spread"] > seconds["max"] - seconds["min"]:
+                raise CheckFailed(f"{where}: {e['name']}: spread {seconds['spread']} outside the range")
+        default = next(e for e in entries if e["kind"] == "default")
+        configs = [e for e in entries if e["kind"] == "config"]
+
+        def beats(x: dict) -> bool:
+            spread = max(x["seconds"]["spread"], default["seconds"]["spread"])
+            return default["seconds"]["median"] - x["seconds"]["median"] > spread
+
+        winners = [e for e in configs if beats(e)]
+        if decision["verdict"] == "best":
+            best = next((e for e in configs if e["configuration"] == decision["best_configuration"]), None)
+            if best is None or not beats(best):
+                raise CheckFailed(f"{where}: BEST {decision['best_configuration']} does not beat the default by more "
+                                  "than the spread")
+        elif decision["verdict"] == "default_kept":
+            if winners:
+                raise CheckFailed(f"{where}: the default was kept though {winners[0]['name']} beat it")
+        else:
+            raise CheckFailed(f"{where}: verdict {decision['verdict']}")
+        order = [e["name"] for e in entries]
+        if order[-1] != default["name"]:
+            raise CheckFailed(f"{where}: the default is not the last finalist: {order}")
+
+
+def plausible(args: argparse.Namespace) -> None:
+    """Every ranked row on the device stays below the device's peak (a timing that missed
+    launches, as split batches once did, would claim far more)."""
+    document = load_run(args.command)
+    peak = document["device"]["peak_gflops"]
+    if not peak:
+        raise CheckFailed("the device's peak is unknown")
+    for run_ in document["runs"]:
+        for r in run_["results"]:
+            if r["status"] == "implausible":
+                raise CheckFailed(f"{r['name']}: {r['reason']}")
+            if r["status"] == "ok" and r["where"] == "opencl_device" and r["gflops"]["median"] > peak:
+                raise CheckFailed(f"{r['name']}: {r['gflops']['median']} GFLOP/s above the peak {peak}")
+        if not any(r["status"] == "ok" and r["kind"] == "config" for r in run_["results"]):
+            raise CheckFailed(f"run {run_['transposes']}: no configuration was ranked")
+
+
+def stop(args: argparse.Namespace) -> None:
+    """SIGTERM once the second transpose pair has begun: the first pair's results are saved
+    complete, the second's marked partial, and the exit status is 128 + SIGTERM."""
+    path = json_path(args.command)
+    process = subprocess.Popen(args.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = []
+    deadline = time.monotonic() + 540
+    for line in process.stderr:
+        seen.append(line)
+        if line.startswith("-- nt:"):
+            process.send_signal(signal.SIGTERM)
+            break
+        if time.monotonic() > deadline:
+            break
+    else:
+        process.wait()
+        raise CheckFailed("the tuner ended before the second transpose pair:\n" + "".join(seen[-20:]))
+    stderr = "".join(seen) + process.stderr.read()
+    stdout = process.stdout.read()
+    status = process.wait(timeout=300)
+    if status != 128 + signal.SIGTERM:
+        raise CheckFailed(f"exit {status}, expected {128 + signal.SIGTERM}\n{stdout[-2000:]}\n{stderr[-2000:]}")
+    if "SIGTERM: stopped; the results measured so far are saved, marked partial" not in stderr:
+        raise CheckFailed(f"no message about the stop:\n{stderr[-2000:]}")
+    document = json.loads(path.read_text())
+    if not document["partial"] or document["stopped_by"] != "SIGTERM":
+        raise CheckFailed(f"partial {document['partial']}, stopped_by {document['stopped_by']}")
+    runs = document["runs"]
+    if [r["transposes"] for r in runs] != ["nn", "nt"]:
+        raise CheckFailed(f"runs {[r['transposes'] for r in runs]}, expected nn complete and nt partial")
+    first, second = runs
+    if first["partial"] or first["decision"] is None or len(first["results"]) < 3 + first["configs_total"]:
+        raise CheckFailed("the first pair is not complete")
+    if not second["partial"] or second["decision"] is not None:
+        raise CheckFailed("the second pair is not marked partial")
+    if "(partial: stopped by SIGTERM)" not in stdout:
+        raise CheckFailed(f"the table does not say partial:\n{stdout[-2000:]}")
+
+
+def full_disk(args: argparse.Namespace) -> None:
+    """A write that fails at the end of a run (a full disk, here a file-size limit below the
+    results' size): the message names the path, the exit status is 3, and the results file of an
+    earlier run is left whole, with no temporary file beside it."""
+    path = json_path(args.command)
+    warm = run(args.command)  # builds every kernel into the caches: the second run writes only results
+    if warm.returncode != 0:
+        raise CheckFailed(f"the first run exited {warm.returncode}\n{warm.stderr[-2000:]}")
+    earlier = path.read_bytes()
+    limit = len(earlier) // 2
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # write() then fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run(args.command, capture_output=True, text=True, timeout=540, preexec_fn=small_files)
+    if done.returncode != 3:
+        raise CheckFailed(f"exit {done.returncode}, expected 3\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    if f"results not saved: {path}: cannot write: File too large" not in done.stderr:
+        raise CheckFailed(f"no message naming {path}:\n{done.stderr[-2000:]}")
+    if path.read_bytes() != earlier:
+        raise CheckFailed(f"{path} was changed")
+    if [p.name for p in path.parent.iterdir()] != [path.name]:
+        raise CheckFailed(f"left behind: {sorted(p.name for p in path.parent.iterdir())}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="check", required=True)
+    e = sub.add_parser("expect")
+    e.add_argument("--status", required=True, help="the exit status, or nonzero")
+    e.add_argument("--stderr")
+    e.add_argument("--stdout")
+    e.add_argument("--absent")
+    e.add_argument("--keep")
+    e.add_argument("command", nargs=argparse.REMAINDER)
+    for name in ("finalists", "plausible", "stop", "full_disk"):
+        sub.add_parser(name).add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    if args.command and args.command[0] == "--":
+        args.command = args.command[1:]
+    try:
+        {"expect": expect, "finalists": finalists, "plausible": plausible, "stop": stop,
+         "full_disk": full_disk}[args.check](args)
+    except (CheckFailed, subprocess.TimeoutExpired, OSError, json.JSONDecodeError) as failure:
+        print(f"check_tuner {args.check}: FAILED: {failure}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(PRIVATE, ignore_errors=True)
+    print(f"check_tuner {args.check}: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
