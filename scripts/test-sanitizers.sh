@@ -32,7 +32,7 @@ case "$mode" in
     targets=(tessera_runtime_tests tessera_cache_probe tessera_exit_probe tessera_unified_tests
              tessera_kernel_generator_tests)
     # Tests where threads (or processes) share a cache, a kernel or a queue.
-    tests=(-R "ProgramCache|KernelLaunch\.SeveralThreads|covering_event|runtime_exit|unified_tracing\.traces_on_several_threads|KernelGeneratorCache")
+    tests=(-R "ProgramCache|KernelCache\.|KernelLaunch\.SeveralThreads|covering_event|runtime_exit|unified_tracing\.traces_on_several_threads|KernelGeneratorCache")
     export TSAN_OPTIONS="suppressions=$supp/tsan.supp:halt_on_error=1:second_deadlock_stack=1:print_suppressions=0"
     ;;
   *)
