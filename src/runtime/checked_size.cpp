@@ -20,20 +20,30 @@ std::int64_t checked_size(std::size_t value, std::string_view name, std::string_
   return static_cast<std::int64_t>(value);
 }
 
-std::int64_t checked_sum(std::int64_t a, std::int64_t b, std::string_view name, std::string_view operation) {
+namespace {
+// a op b on two sizes, where overflows(a, b, &result) is the compiler's overflow-checked op.
+template <typename Overflows>
+std::int64_t checked_operation(std::int64_t a, std::int64_t b, Overflows overflows, std::string_view symbol,
+                               std::string_view operand, std::string_view name, std::string_view operation) {
   std::int64_t result;
-  if (a < 0 || b < 0 || __builtin_add_overflow(a, b, &result))
-    fail(operation, fmt::format("{} = {} + {} {}", name, a, b,
-                                a < 0 || b < 0 ? "has a negative term" : "overflows 64-bit sizes"));
+  const bool negative = a < 0 || b < 0;
+  if (negative || overflows(a, b, &result))
+    fail(operation, fmt::format("{} = {} {} {} {}", name, a, symbol, b,
+                                negative ? fmt::format("has a negative {}", operand) : "overflows 64-bit sizes"));
   return result;
+}
+}  // namespace
+
+std::int64_t checked_sum(std::int64_t a, std::int64_t b, std::string_view name, std::string_view operation) {
+  return checked_operation(
+      a, b, [](std::int64_t x, std::int64_t y, std::int64_t* sum) { return __builtin_add_overflow(x, y, sum); }, "+",
+      "term", name, operation);
 }
 
 std::int64_t checked_product(std::int64_t a, std::int64_t b, std::string_view name, std::string_view operation) {
-  std::int64_t result;
-  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &result))
-    fail(operation, fmt::format("{} = {} * {} {}", name, a, b,
-                                a < 0 || b < 0 ? "has a negative factor" : "overflows 64-bit sizes"));
-  return result;
+  return checked_operation(
+      a, b, [](std::int64_t x, std::int64_t y, std::int64_t* product) { return __builtin_mul_overflow(x, y, product); },
+      "*", "factor", name, operation);
 }
 
 std::size_t checked_bytes(std::size_t count, std::size_t element_size, std::string_view what) {
