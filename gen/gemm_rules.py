@@ -1,9 +1,10 @@
 """The GEMM validity rules, read from the one place they are written.
 
 include/tessera/blas/gemm_rules.def holds every rule as an X-macro line; the C++ side
-expands it into static_asserts and a run-time check. This module reads the same lines and
-evaluates the same expressions, so the generator keeps exactly the configurations the
-compiler accepts (tests/blas and gen/tests prove the two agree).
+expands it into static_asserts and a run-time check, after the checks the parameter table
+(gemm_params.def) generates. This module reads the same lines and evaluates the same
+expressions, in the same order, so the generator keeps exactly the configurations the
+compiler accepts (tests/auto_tuner and gen/tests prove the two agree).
 """
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Union
+
+from gemm_params import Check, ParamTable, load_param_table
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RULES_FILE = REPO_ROOT / "include" / "tessera" / "blas" / "gemm_rules.def"
@@ -33,27 +36,33 @@ class Rule:
     message: str
     code: object  # compiled Python expression
 
+    def holds(self, values: Mapping[str, int]) -> bool:
+        return bool(eval(self.code, {"__builtins__": {}}, dict(values)))  # noqa: S307 (checked grammar)
+
 
 @dataclass(frozen=True)
 class RuleTable:
-    inputs: tuple[str, ...]
+    bound_inputs: tuple[str, ...]  # bound from the configuration (gemm_params.def)
+    inputs: tuple[str, ...]  # TESSERA_GEMM_INPUT lines
     derived: tuple[tuple[str, object], ...]
+    checks: tuple[Check, ...]  # generated from gemm_params.def, checked before the rules
     rules: tuple[Rule, ...]
 
     def evaluate(self, inputs: Mapping[str, int]) -> dict[str, int]:
         """All inputs and derived values for one binding of the inputs."""
-        missing = [name for name in self.inputs if name not in inputs]
+        names = self.bound_inputs + self.inputs
+        missing = [name for name in names if name not in inputs]
         if missing:
             raise KeyError(f"rule inputs not bound: {', '.join(missing)}")
-        values = {name: int(inputs[name]) for name in self.inputs}
+        values = {name: int(inputs[name]) for name in names}
         for name, code in self.derived:
             values[name] = int(eval(code, {"__builtins__": {}}, values))  # noqa: S307 (checked grammar)
         return values
 
-    def violations(self, inputs: Mapping[str, int]) -> list[Rule]:
-        """The rules broken by this binding, in the file's order."""
+    def violations(self, inputs: Mapping[str, int]) -> list[Union[Check, Rule]]:
+        """The checks and rules broken by this binding, in the order C++ checks them."""
         values = self.evaluate(inputs)
-        return [rule for rule in self.rules if not eval(rule.code, {"__builtins__": {}}, values)]  # noqa: S307
+        return [check for check in self.checks + self.rules if not check.holds(values)]
 
 
 _ALLOWED_NODES = (ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name, ast.Load,
@@ -80,11 +89,14 @@ def _compile(expression: str, known: set[str], where: str) -> object:
     return compile(tree, where, "eval")
 
 
-def load_rule_table(path: Path = RULES_FILE) -> RuleTable:
+def load_rule_table(path: Path = RULES_FILE, params: ParamTable | None = None) -> RuleTable:
+    """The rules of path, over the inputs the parameter table binds (default: the repository's)."""
+    params = params if params is not None else load_param_table()
+    bound = tuple(params.bound_input_names())
     inputs: list[str] = []
     derived: list[tuple[str, object]] = []
     rules: list[Rule] = []
-    known: set[str] = set()
+    known: set[str] = set(bound)
     for number, raw in enumerate(path.read_text().splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("//"):
@@ -110,7 +122,7 @@ def load_rule_table(path: Path = RULES_FILE) -> RuleTable:
             rules.append(Rule(name, expression.strip(), message, _compile(expression, known, where)))
     if not rules:
         raise RuleFileError(f"{path}: no rules found")
-    return RuleTable(tuple(inputs), tuple(derived), tuple(rules))
+    return RuleTable(bound, tuple(inputs), tuple(derived), tuple(params.checks()), tuple(rules))
 
 
 def compile_time_limits(header: Path = CONFIG_HEADER) -> dict[str, int]:

@@ -3,8 +3,9 @@
 
 Writes generated_combinations.def (one BENCH_PARAMS X-macro line per valid configuration,
 behind an #error guard) and one instantiation .cpp per configuration (float, all four
-transposes). Validity comes from include/tessera/blas/gemm_rules.def, the rules the C++
-static_asserts check. Output is byte-identical for the same input; files whose content
+transposes). What a configuration is comes from include/tessera/blas/gemm_params.def, its
+validity from that table and include/tessera/blas/gemm_rules.def: the checks the C++
+static_asserts make. Output is byte-identical for the same input; files whose content
 would not change are not touched, so CMake rebuilds only what changed. Nothing is written
 unless the whole input is valid.
 """
@@ -17,8 +18,9 @@ from pathlib import Path
 import jinja2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from atomic_file import FileWriteError, write_text_atomically  # noqa: E402
 from gemm_configs import ConfigError, Expansion, expand, load_target, summary_lines  # noqa: E402
-from atomic_file import write_text_atomically  # noqa: E402
+from gemm_params import ParamFileError, load_param_table  # noqa: E402
 from gemm_rules import RuleFileError, compile_time_limits, load_rule_table  # noqa: E402
 
 TEMPLATES = jinja2.Environment(
@@ -49,11 +51,38 @@ def render_outputs(expansion: Expansion, source: str, def_path: Path | None,
     return outputs
 
 
-def write_if_changed(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists() and path.read_text() == text:
+def ensure_folder(folder: Path) -> None:
+    """Creates folder (and its parents) unless it exists; FileWriteError names what is in the way."""
+    if folder.is_dir():
         return
-    write_text_atomically(path, text)
+    if folder.exists():
+        raise FileWriteError(f"{folder}: is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise FileWriteError(f"{folder}: cannot create the folder: {e.strerror or e}") from None
+
+
+def unchanged(path: Path, text: str) -> bool:
+    # Only a regular file of the same size is read: a device such as /dev/zero never ends.
+    encoded = text.encode("utf-8")
+    try:
+        return path.is_file() and path.stat().st_size == len(encoded) and path.read_bytes() == encoded
+    except OSError:
+        return False
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    if not unchanged(path, text):
+        write_text_atomically(path, text)
+
+
+def write_outputs(outputs: dict[Path, str]) -> None:
+    """Every output folder is checked (or created) before the first file is written."""
+    for folder in sorted({path.parent for path in outputs}):
+        ensure_folder(folder)
+    for path, text in outputs.items():
+        write_if_changed(path, text)
 
 
 def remove_stale_sources(source_dir: Path, keep: set[Path]) -> None:
@@ -81,10 +110,11 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     try:
-        rules = load_rule_table()
-        document = load_target(args.config)
-        expansion = expand(document, rules, compile_time_limits(), str(args.config))
-    except (ConfigError, RuleFileError) as e:
+        table = load_param_table()
+        rules = load_rule_table(params=table)
+        document = load_target(args.config, table)
+        expansion = expand(document, table, rules, compile_time_limits(), str(args.config))
+    except (ConfigError, ParamFileError, RuleFileError) as e:
         print(f"generate_combinations: error: {e}", file=sys.stderr)
         return 1
     source_dir = args.source_dir.resolve() if args.source_dir else None
@@ -92,10 +122,15 @@ def main(argv: list[str] | None = None) -> int:
         print(";".join(str(source_dir / f"{c.file_stem()}.cpp") for c in expansion.configs))
         return 0
     outputs = render_outputs(expansion, source_label(args.config), args.def_path, source_dir)
-    for path, text in outputs.items():
-        write_if_changed(path, text)
-    if source_dir is not None:
-        remove_stale_sources(source_dir, set(outputs))
+    try:
+        if source_dir is not None:
+            ensure_folder(source_dir)  # even when no configuration is kept, so stale ones go
+        write_outputs(outputs)
+        if source_dir is not None:
+            remove_stale_sources(source_dir, set(outputs))
+    except (FileWriteError, OSError) as e:
+        print(f"generate_combinations: error: {e}", file=sys.stderr)
+        return 1
     if not args.quiet:
         for line in summary_lines(expansion):
             print(f"generate_combinations: {line}", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""The generator: schema errors with JSON paths, determinism, --list_files, rules."""
+"""The generator: schema errors with JSON paths, expansion, determinism, --list_files, rules,
+hostile input."""
 from __future__ import annotations
 
 import json
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import generate_combinations
-from gemm_configs import GemmConfig
+import gemm_params
 from gemm_rules import compile_time_limits, load_rule_table
 
 REPO = Path(__file__).resolve().parents[2]
@@ -15,10 +16,14 @@ CONFIGS = REPO / "configs"
 TARGETS = ["default", "nvidia_gpu", "amd_gpu", "intel_gpu", "cpu", "ci"]
 
 VALID_LOCAL = {
-    "cache_line_size": [64], "work_item_sizes": [[4, 4]], "work_group_sizes": [[8, 8]],
-    "block_level_tiles": [[1, 1]], "double_buffer": [True], "no_bank_conflict_a": [False],
-    "no_bank_conflict_b": [False], "vectorization_size": [4],
+    "family": ["local"], "cache_line_bytes": [64], "item": [[4, 4]], "wg": [[8, 8]], "double_buffer": [True],
+    "vector_width": [4],
 }
+VALID_NAIVE = {"family": ["naive"], "wg": [[8, 8]]}
+
+
+def target(*entries) -> dict:
+    return {"configurations": list(entries)}
 
 
 def write_json(tmp_path: Path, document, name: str = "target.json") -> Path:
@@ -45,33 +50,51 @@ def fails_with(tmp_path: Path, capsys, document, *expected: str) -> None:
 
 
 def test_malformed_json_names_line_and_column(tmp_path, capsys):
-    fails_with(tmp_path, capsys, '{"local": [ {"cache_line_size": [64],, } ] }', ":1:38: malformed JSON")
+    fails_with(tmp_path, capsys, '{"configurations": [ {"family": ["local"],, } ] }', ":1:43: malformed JSON")
 
 
-def test_missing_key_names_the_entry(tmp_path, capsys):
+def test_missing_family_names_the_entry(tmp_path, capsys):
     entry = dict(VALID_LOCAL)
-    del entry["double_buffer"]
-    fails_with(tmp_path, capsys, {"local": [entry]}, "$.local[0]: 'double_buffer' is a required property")
+    del entry["family"]
+    fails_with(tmp_path, capsys, target(entry), "$.configurations[0]: 'family' is a required property")
 
 
 def test_wrong_type_names_the_element(tmp_path, capsys):
     entry = dict(VALID_LOCAL, double_buffer=[True, "yes"])
-    fails_with(tmp_path, capsys, {"local": [entry]}, "$.local[0].double_buffer[1]: 'yes' is not of type 'boolean'")
+    fails_with(tmp_path, capsys, target(entry), "$.configurations[0].double_buffer[1]: 'yes' is not of type 'boolean'")
+
+
+def test_value_outside_the_tables_allowed_values_is_named(tmp_path, capsys):
+    entry = dict(VALID_LOCAL, vector_width=[4, 3])
+    fails_with(tmp_path, capsys, target(entry), "$.configurations[0].vector_width[1]: 3 is not one of [1, 2, 4, 8, 16]")
 
 
 def test_empty_list_is_an_error(tmp_path, capsys):
-    entry = dict(VALID_LOCAL, work_group_sizes=[])
-    fails_with(tmp_path, capsys, {"local": [entry]}, "$.local[0].work_group_sizes: [] should be non-empty")
+    entry = dict(VALID_LOCAL, wg=[])
+    fails_with(tmp_path, capsys, target(entry), "$.configurations[0].wg: [] should be non-empty")
 
 
-def test_unknown_section_is_an_error(tmp_path, capsys):
-    fails_with(tmp_path, capsys, {"local": [VALID_LOCAL], "lokal": []}, "$: Additional properties are not allowed ('lokal'")
+def test_unknown_top_level_key_is_an_error(tmp_path, capsys):
+    fails_with(tmp_path, capsys, dict(target(VALID_LOCAL), lokal=[]), "$: Additional properties are not allowed ('lokal'")
+
+
+def test_unknown_parameter_is_an_error(tmp_path, capsys):
+    # The keys of the text form before the parameter table are not JSON keys.
+    fails_with(tmp_path, capsys, target(dict(VALID_LOCAL, vw=[4])),
+               "$.configurations[0]: Additional properties are not allowed ('vw' was unexpected)")
+
+
+def test_parameter_of_no_listed_family_is_an_error(tmp_path, capsys):
+    fails_with(tmp_path, capsys, target(dict(VALID_NAIVE, double_buffer=[True])),
+               "$.configurations[0].double_buffer: double_buffer applies to local, none of this entry's families "
+               "(naive)")
 
 
 def test_entry_without_a_valid_combination_is_an_error(tmp_path, capsys):
-    entry = dict(VALID_LOCAL, work_item_sizes=[[3, 3]], vectorization_size=[4])
-    fails_with(tmp_path, capsys, {"local": [VALID_LOCAL, entry]},
-               "$.local[1]: no valid configuration among 1 combinations (rejected by vector_width_divides_item_rows: 1)")
+    entry = dict(VALID_LOCAL, item=[[3, 3]], vector_width=[4])
+    fails_with(tmp_path, capsys, target(VALID_LOCAL, entry),
+               "$.configurations[1]: no valid configuration among 1 combinations "
+               "(rejected by vector_width_divides_item_rows: 1)")
 
 
 def test_output_is_deterministic_and_list_files_matches(tmp_path, capsys):
@@ -101,12 +124,23 @@ def test_def_file_is_guarded_and_has_one_line_per_config(tmp_path, capsys):
 
 
 def test_summary_counts_duplicates_and_rejections(tmp_path, capsys):
-    entry = dict(VALID_LOCAL, vectorization_size=[4, 3])
-    config = write_json(tmp_path, {"local": [VALID_LOCAL, entry]})
+    entry = dict(VALID_LOCAL, item=[[4, 4], [4, 2]])
+    config = write_json(tmp_path, target(VALID_LOCAL, entry))
     status, _, err = run([config, "--def", tmp_path / "g.def"], capsys)
     assert status == 0
     assert "1 configurations kept of 3 combinations (1 duplicates, 1 invalid)" in err
-    assert "rejected by vector_width_supported: 1" in err
+    assert "rejected by local_vector_width_divides_item_cols: 1" in err
+
+
+def test_an_entry_varies_its_families_and_parameters_in_table_order(tmp_path, capsys):
+    entry = {"family": ["no_local", "no_local_full"], "item": [[4, 4], [8, 4]], "vector_width": [4, 8]}
+    out = tmp_path / "g.def"
+    status, _, err = run([write_json(tmp_path, target(entry)), "--def", out], capsys)
+    assert status == 0, err
+    texts = [line.split('"')[1] for line in out.read_text().splitlines() if line.startswith("BENCH_PARAMS(")]
+    tiles = [(t.split()[0], t.split(" item=")[1].split()[0], t.split("vector_width=")[1].split()[0]) for t in texts]
+    assert tiles == [("no_local", "4x4", "4"), ("no_local", "8x4", "4"), ("no_local", "8x4", "8"),
+                     ("no_local_full", "4x4", "4"), ("no_local_full", "8x4", "8")]
 
 
 def test_stale_sources_are_removed(tmp_path, capsys):
@@ -128,35 +162,24 @@ def test_every_shipped_target_expands(target, tmp_path, capsys):
 
 RULES = load_rule_table()
 LIMITS = compile_time_limits()
-BASE = GemmConfig("local", "standard", "strided", "partial", 4, 64, 4, 4, 8, 8, double_buffer=True)
+BASE = gemm_params.GemmConfig.make("local", vector_width=4, double_buffer=True)
 
 
 def test_the_base_configuration_is_valid():
     assert RULES.violations(BASE.rule_inputs(4, LIMITS)) == []
 
 
-# One binding per rule that breaks that rule alone (changes against BASE's inputs).
+# One binding per rule of gemm_rules.def that breaks that rule alone (changes against BASE's
+# inputs); the checks generated from gemm_params.def are tested in test_gemm_params.py.
 BREAKS = {
     "element_size": {"element_bytes": 2, "cache_line_bytes": 64},
-    "one_family": {"is_naive": 1},
-    "flags_are_boolean": {"double_buffer": 2},
-    "tile_extents_positive": {"tl_rows": 0},
-    "vector_width_supported": {"vector_width": 3, "item_rows": 6, "item_cols": 6, "wg_rows": 4, "wg_cols": 4},
     "cache_line_multiple_of_element": {"cache_line_bytes": 66},
     "block_level_tiles_unsupported": {"tl_rows": 2},
     "item_batch_unsupported": {"item_batch": 2},
-    "interleaved_batch_unsupported": {"is_interleaved": 1},
+    "interleaved_batch_unsupported": {"batch_is_strided": 0, "batch_is_interleaved": 1},
     "sub_group_tile_divides_work_group": {"sg_rows": 3},
     "vector_width_divides_item_rows": {"item_rows": 2},
-    "full_vector_no_local_only": {"is_full_vector": 1},
-    "local_memory_options_local_only": {"is_local": 0, "is_no_local": 1},
-    "naive_one_element_per_item": {"is_local": 0, "is_naive": 1, "double_buffer": 0, "cache_line_bytes": 0},
-    "naive_no_sub_group_tile": {"is_local": 0, "is_naive": 1, "double_buffer": 0, "cache_line_bytes": 0,
-                                "item_rows": 1, "item_cols": 1, "vector_width": 1, "sg_rows": 2},
-    "naive_no_cache_line": {"is_local": 0, "is_naive": 1, "double_buffer": 0, "item_rows": 1, "item_cols": 1,
-                            "vector_width": 1},
-    "full_vector_whole_rows": {"is_local": 0, "is_no_local": 1, "is_full_vector": 1, "double_buffer": 0,
-                               "item_rows": 8},
+    "full_vector_whole_rows": {"is_local": 0, "is_no_local_full": 1, "double_buffer": 0, "item_rows": 8},
     "local_needs_k_tile": {"cache_line_bytes": 0},
     "local_vector_width_divides_item_cols": {"item_cols": 2, "wg_cols": 16},
     "local_vector_width_divides_k_tile": {"cache_line_bytes": 8},
@@ -177,3 +200,85 @@ def test_each_rule_rejects_what_it_names(rule):
     inputs = dict(BASE.rule_inputs(4, LIMITS), **BREAKS[rule])
     broken = [r.name for r in RULES.violations(inputs)]
     assert rule in broken, broken
+
+
+# ---- hostile input (issue 15, item 7): a message naming the file and the JSON path, exit 1,
+# nothing half-written -----------------------------------------------------------------------
+
+def test_integer_valued_float_is_rejected(tmp_path, capsys):
+    fails_with(tmp_path, capsys, target({"family": ["naive"], "wg": [[8.0, 8]]}),
+               "$.configurations[0].wg[0][0]: 8.0 is not of type 'integer'")
+
+
+def test_duplicate_key_is_rejected(tmp_path, capsys):
+    fails_with(tmp_path, capsys, '{"configurations": [{"family": ["naive"], "wg": [[8, 8]], "wg": [[4, 4]]}]}',
+               "$.configurations[0]: key 'wg' appears twice")
+
+
+def test_duplicate_top_level_key_is_rejected(tmp_path, capsys):
+    fails_with(tmp_path, capsys, '{"configurations": [{"family": ["naive"]}], "configurations": []}',
+               "$: key 'configurations' appears twice")
+
+
+def test_non_utf8_file_is_named(tmp_path, capsys):
+    config = tmp_path / "target.json"
+    config.write_bytes(b'{"configurations": [{"family": ["naive"]}], "description": "\xff"}')
+    status, _, err = run([config, "--def", tmp_path / "g.def"], capsys)
+    assert status == 1
+    assert f"{config}: cannot read: not UTF-8" in err, err
+
+
+def test_output_below_a_file_is_named(tmp_path, capsys):
+    config = write_json(tmp_path, target(VALID_NAIVE))
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    for option, output in (("--def", blocker / "g.def"), ("--source_dir", blocker / "src"), ("--source_dir", blocker)):
+        status, _, err = run([config, option, output], capsys)
+        assert status == 1, (option, output)
+        assert str(blocker) in err and "Traceback" not in err, err
+
+
+def test_def_output_that_is_a_directory_is_named(tmp_path, capsys):
+    config = write_json(tmp_path, target(VALID_NAIVE))
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    status, _, err = run([config, "--def", folder], capsys)
+    assert status == 1
+    assert f"{folder}: is a directory" in err, err
+
+
+def test_def_output_that_is_a_device_is_refused_without_reading_it(tmp_path, capsys):
+    # /dev/zero never ends: comparing it with the new text would read until memory runs out.
+    config = write_json(tmp_path, target(VALID_NAIVE))
+    status, _, err = run([config, "--def", "/dev/zero"], capsys)
+    assert status == 1
+    assert "/dev/zero: exists and is not a regular file" in err, err
+
+
+def test_failed_write_leaves_no_temporary_file_and_says_so(tmp_path, capsys, monkeypatch):
+    import errno
+    import os
+
+    def disk_full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    config = write_json(tmp_path, target(VALID_NAIVE))
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.setattr(os, "fsync", disk_full)
+    status, _, err = run([config, "--def", out / "g.def", "--source_dir", out / "src"], capsys)
+    assert status == 1
+    assert "No space left on device" in err and str(out) in err, err
+    assert [p.name for p in out.rglob("*") if p.is_file()] == []
+
+
+def test_generated_files_are_readable_by_everyone(tmp_path, capsys):
+    import os
+    old = os.umask(0o022)
+    try:
+        status, _, _ = run([CONFIGS / "ci.json", "--def", tmp_path / "g.def", "--source_dir", tmp_path / "src"], capsys)
+    finally:
+        os.umask(old)
+    assert status == 0
+    modes = {p.stat().st_mode & 0o777 for p in tmp_path.rglob("*") if p.is_file()}
+    assert modes == {0o644}

@@ -149,13 +149,9 @@ namespace {
 runtime::kernel_cache<std::string, runtime::kernel> kernels;
 
 std::string_view family_source(gemm_family family) {
-  switch (family) {
-    case gemm_family::naive: return runtime::embedded_source("blas/gemm_naive.cl");
-    case gemm_family::no_local:
-    case gemm_family::no_local_full: return runtime::embedded_source("blas/gemm_no_local.cl");
-    case gemm_family::local: return runtime::embedded_source("blas/gemm_local.cl");
-  }
-  return {};
+  const auto i = static_cast<std::size_t>(family);
+  if (i >= std::size(gemm_families)) fail(fmt::format("gemm_params::family = {} is not a kernel family", i));
+  return runtime::embedded_source(gemm_families[i].source);
 }
 
 bool vector_aligned(int vw, std::size_t offset, std::int64_t ld, std::int64_t stride, std::int64_t batch) {
@@ -164,7 +160,6 @@ bool vector_aligned(int vw, std::size_t offset, std::int64_t ld, std::int64_t st
 
 template <typename T>
 std::string kernel_options(const gemm_params& p, const gemm_arguments<T>& args) {
-  const gemm_derived d = derive(p, sizeof(T));
   const bool ta = args.trans_a == transpose::trans, tb = args.trans_b == transpose::trans;
   const std::int64_t batch = args.batch_count;
   // Offsets inside one matrix fit an int unless a matrix spans 2^31 elements.
@@ -176,16 +171,14 @@ std::string kernel_options(const gemm_params& p, const gemm_arguments<T>& args) 
                                          extent(args.m, args.n, args.ldc)});
   const bool wide_index = largest > int_max - 1024;
   const int vw = p.vector_width;
-  return fmt::format(
-      "-DREAL={} -DIS_DOUBLE={} -DVW={} -DTRANS_A={} -DTRANS_B={} -DIDX={} -DA_ALIGNED={} -DB_ALIGNED={} "
-      "-DC_ALIGNED={} -DITEM_ROWS={} -DITEM_COLS={} -DWG_ROWS={} -DWG_COLS={} -DSG_ROWS={} -DSG_COLS={} "
-      "-DWG_BATCH={} -DK_TILE={} -DFULL_VECTOR={} -DDOUBLE_BUFFER={} -DPAD_A={} -DPAD_B={}",
-      type_name<T>(), std::is_same_v<T, double> ? 1 : 0, vw, int(ta), int(tb), wide_index ? "long" : "int",
-      int(vector_aligned(vw, args.a_offset, args.lda, args.stride_a, batch)),
-      int(vector_aligned(vw, args.b_offset, args.ldb, args.stride_b, batch)),
-      int(vector_aligned(vw, args.c_offset, args.ldc, args.stride_c, batch)), p.item_rows, p.item_cols, p.wg_rows,
-      p.wg_cols, p.sg_rows, p.sg_cols, p.wg_batch, d.k_tile, int(p.vectorization == gemm_vectorization::full),
-      int(p.double_buffer), d.pad_a, d.pad_b);
+  // What the call decides, then what the configuration does (gemm_params.def, gemm_rules.def).
+  return fmt::format("-DREAL={} -DIS_DOUBLE={} -DTRANS_A={} -DTRANS_B={} -DIDX={} -DA_ALIGNED={} -DB_ALIGNED={} "
+                     "-DC_ALIGNED={} {}",
+                     type_name<T>(), std::is_same_v<T, double> ? 1 : 0, int(ta), int(tb), wide_index ? "long" : "int",
+                     int(vector_aligned(vw, args.a_offset, args.lda, args.stride_a, batch)),
+                     int(vector_aligned(vw, args.b_offset, args.ldb, args.stride_b, batch)),
+                     int(vector_aligned(vw, args.c_offset, args.ldc, args.stride_c, batch)),
+                     kernel_defines(p, sizeof(T)));
 }
 
 std::string program_source(gemm_family family, std::string_view epilogue_source = {}) {
@@ -203,7 +196,7 @@ std::shared_ptr<runtime::kernel> get_kernel(const runtime::context& ctx, const g
   const std::string options = kernel_options(p, args);
   const std::string key = epilogue != nullptr ? options + std::string(epilogue->source) : options;
   return kernels.get(ctx, key, [&] {
-    const gemm_family family = family_of(p);
+    const gemm_family family = p.family;
     const std::string source = program_source(family, epilogue != nullptr ? epilogue->source : std::string_view{});
     const std::string name = epilogue != nullptr
                                  ? fmt::format("gemm {} ({}) + {}", to_string(family), to_string(p), epilogue->name)
@@ -235,14 +228,14 @@ cl::Event run(const runtime::context& ctx, const gemm_params& p, const gemm_argu
                                         to_string(p), ctx.device().name, type_name<T>(), why));
   }
   const auto built = get_kernel(ctx, p, args, epilogue);
-  const gemm_derived d = derive(p, sizeof(T));
+  const gemm_rule_values d = derive(p, sizeof(T));
   if (static_cast<std::int64_t>(built->max_work_group_size()) < d.work_group_size)
     throw unsupported_error(fmt::format(
         "tessera::blas::gemm: configuration '{}' needs work-groups of {} work-items, but its kernel runs at most "
         "{} on {} (registers or local memory)",
         to_string(p), d.work_group_size, built->max_work_group_size(), ctx.device().name));
 
-  const bool naive = family_of(p) == gemm_family::naive;
+  const bool naive = p.family == gemm_family::naive;
   const std::int64_t rows_per_group = naive ? p.wg_rows : d.block_rows;
   const std::int64_t cols_per_group = naive ? p.wg_cols : d.block_cols;
   runtime::launch_range range;
@@ -290,7 +283,7 @@ std::size_t launch_count() { return launches.load(); }
 template <device_scalar T>
 gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
                                [[maybe_unused]] const runtime::context& ctx) {  // options may depend on it
-  return {program_source(family_of(params)), kernel_options(params, args)};
+  return {program_source(params.family), kernel_options(params, args)};
 }
 template gemm_program_text program_text<float>(const gemm_params&, const gemm_arguments<float>&,
                                                const runtime::context&);
@@ -300,7 +293,7 @@ template gemm_program_text program_text<double>(const gemm_params&, const gemm_a
 template <device_scalar T>
 gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
                                [[maybe_unused]] const runtime::context& ctx, std::string_view epilogue_source) {
-  return {program_source(family_of(params), epilogue_source), kernel_options(params, args)};
+  return {program_source(params.family, epilogue_source), kernel_options(params, args)};
 }
 
 template <device_scalar T>

@@ -1,17 +1,19 @@
 // Shared part of tessera's GEMM kernels (column-major C = alpha * op(A) * op(B) + beta * C,
-// strided batches). The host (src/blas/gemm.cpp) prepends the configuration as defines:
-//   REAL (float|double), IS_DOUBLE, VW (vector width), TRANS_A, TRANS_B (0|1), IDX (the
-//   index type inside one matrix: int, or long for matrices past 2^31 elements),
-//   A_ALIGNED, B_ALIGNED, C_ALIGNED (1: vector accesses may be plain vector loads/stores),
-//   ITEM_ROWS, ITEM_COLS, WG_ROWS, WG_COLS, SG_ROWS, SG_COLS, WG_BATCH, K_TILE and the
-//   family's own (FULL_VECTOR; DOUBLE_BUFFER, PAD_A, PAD_B).
-// Their validity rules are include/tessera/blas/gemm_rules.def.
+// strided batches). The host (src/blas/gemm.cpp) prepends the call's defines: REAL
+// (float|double), IS_DOUBLE, TRANS_A, TRANS_B (0|1), IDX (the index type inside one matrix:
+// int, or long for matrices past 2^31 elements), A_ALIGNED, B_ALIGNED, C_ALIGNED (1: vector
+// accesses may be plain vector loads/stores); then the configuration's, each a name of
+// include/tessera/blas/gemm_params.def or gemm_rules.def in upper case: IS_<FAMILY> (IS_LOCAL,
+// IS_NO_LOCAL_FULL, ...), every parameter (VECTOR_WIDTH, ITEM_ROWS, ITEM_COLS, WG_ROWS,
+// WG_COLS, SG_ROWS, SG_COLS, WG_BATCH, DOUBLE_BUFFER, ...) and every derived value (K_TILE,
+// PAD_A, PAD_B, ...). Their validity rules are include/tessera/blas/gemm_rules.def.
 
 #if IS_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
 typedef REAL real;
+#define VW VECTOR_WIDTH  // the kernels' shorthand
 #define GEMM_CAT_(a, b) a##b
 #define GEMM_CAT(a, b) GEMM_CAT_(a, b)
 

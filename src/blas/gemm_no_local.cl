@@ -3,9 +3,9 @@
 // op(B) as scalars straight from global memory (caches do the reuse); K is unrolled by
 // K_TILE. Two layouts of a work-item's block inside the work-group's
 // (ITEM_ROWS * WG_ROWS) x (ITEM_COLS * WG_COLS) block:
-//   partial (FULL_VECTOR 0): row vectors strided by WG_ROWS * VW, columns strided by WG_COLS,
+//   no_local (IS_NO_LOCAL_FULL 0): row vectors strided by WG_ROWS * VW, columns strided by WG_COLS,
 //     so neighbouring work-items touch neighbouring memory;
-//   full (FULL_VECTOR 1): rows are one vector (ITEM_ROWS == VW), columns contiguous, so a
+//   no_local_full (IS_NO_LOCAL_FULL 1): rows are one vector (ITEM_ROWS == VW), columns contiguous, so a
 //     work-item's block is one dense tile (what a CPU's SIMD registers want).
 // Work-items whose block crosses the edge of C clamp their loads and guard their stores.
 
@@ -15,7 +15,7 @@
 
 // Offset inside the work-group block of row vector v and column j of work-item (lr, lc).
 #define ITEM_ROW(lr, v) ((v) * (WG_ROWS * VW) + (lr) * VW)
-#if FULL_VECTOR
+#if IS_NO_LOCAL_FULL
 #define ITEM_COL(lc, j) ((lc) * ITEM_COLS + (j))
 #else
 #define ITEM_COL(lc, j) ((j) * WG_COLS + (lc))

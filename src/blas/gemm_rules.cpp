@@ -9,28 +9,12 @@ std::vector<gemm_rule_violation> check_gemm_rules(const gemm_params& params, int
     broken.push_back({"element_size", "elements are float (4 bytes) or double (8 bytes)"});
     return broken;
   }
-  const gemm_rule_inputs inputs = make_rule_inputs(params, element_size, limits);
-#define TESSERA_GEMM_INPUT(name, meaning) [[maybe_unused]] const std::int64_t name = inputs.name;
-#define TESSERA_GEMM_DERIVED(name, expression) [[maybe_unused]] const std::int64_t name = (expression);
-#define TESSERA_GEMM_RULE(name, expression, message) \
-  if (!(expression)) broken.push_back({#name, message});
-#include <tessera/blas/gemm_rules.def>
-#undef TESSERA_GEMM_INPUT
-#undef TESSERA_GEMM_DERIVED
-#undef TESSERA_GEMM_RULE
+  const gemm_rule_values v(make_rule_inputs(params, element_size, limits));
+#define TESSERA_GEMM_CHECK(name, condition, message) \
+  if (!(condition)) broken.push_back({#name, message});
+#include <tessera/blas/detail/gemm_checks.inc>
+#undef TESSERA_GEMM_CHECK
   return broken;
-}
-
-gemm_derived derive(const gemm_params& params, int element_size) {
-  const gemm_rule_inputs inputs = make_rule_inputs(params, element_size > 0 ? element_size : 1, compile_time_limits);
-#define TESSERA_GEMM_INPUT(name, meaning) [[maybe_unused]] const std::int64_t name = inputs.name;
-#define TESSERA_GEMM_DERIVED(name, expression) const std::int64_t name = (expression);
-#define TESSERA_GEMM_RULE(name, expression, message)
-#include <tessera/blas/gemm_rules.def>
-#undef TESSERA_GEMM_INPUT
-#undef TESSERA_GEMM_DERIVED
-#undef TESSERA_GEMM_RULE
-  return {k_tile, block_rows, block_cols, work_group_size, pad_a, pad_b, local_memory_bytes};
 }
 
 }  // namespace tessera::blas

@@ -11,29 +11,27 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import itertools
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "gen"))
-from gemm_configs import FLOAT_BYTES, SECTIONS, load_target  # noqa: E402
+from gemm_configs import FLOAT_BYTES, entries, load_target  # noqa: E402
+from gemm_params import load_param_table  # noqa: E402
 from gemm_rules import compile_time_limits, load_rule_table  # noqa: E402
 
 SOURCE = """#include <tessera/blas/gemm_config.hpp>
-using config = tessera::blas::gemm_kernel_config<{args_tail}, tessera::blas::gemm_config<false, false, {head}>, float>;
-static_assert(config::params.vector_width > 0);
+using config = tessera::blas::gemm_kernel_config<tessera::blas::gemm_params{{{initializer}}}, false, false, float>;
+static_assert(config::params.wg_rows > 0);
 """
 
 
 def source_for(config) -> str:
-    params = config.bench_params()  # MEM, ALG, BATCH, VEC, VW, CLS, TILE, DB, NBCA, NBCB
-    parts = params.split(", ")
-    head = ", ".join(parts[:4])
-    tail = ", ".join(parts[4:])
-    return SOURCE.format(head=head, args_tail=tail)
+    return SOURCE.format(initializer=config.initializer())
 
 
 def compile_one(compiler: str, include: str, path: Path) -> tuple[int, str]:
@@ -52,19 +50,20 @@ def main() -> int:
     parser.add_argument("--kept", type=int, default=12)
     args = parser.parse_args()
 
-    rules, limits = load_rule_table(), compile_time_limits()
+    table = load_param_table()
+    rules, limits = load_rule_table(params=table), compile_time_limits()
     kept, rejected = [], defaultdict(list)
     for target in args.targets:
-        document = load_target(target)
-        for section, candidates_of in SECTIONS.items():
-            for entry in document.get(section, []):
-                for config in candidates_of(entry):
-                    broken = rules.violations(config.rule_inputs(FLOAT_BYTES, limits))
-                    (rejected[broken[0].name] if broken else kept).append(config)
+        document = load_target(target, table)
+        for _, candidates in entries(document, table, table.config_class()):
+            for config in candidates:
+                broken = rules.violations(config.rule_inputs(FLOAT_BYTES, limits))
+                (rejected[broken[0].name] if broken else kept).append(config)
     cases = [(c, None) for c in sorted(set(kept))[:: max(1, len(set(kept)) // args.kept)]]
     for rule, configs in sorted(rejected.items()):
         cases += [(c, rule) for c in sorted(set(configs))[: args.per_rule]]
     args.work.mkdir(parents=True, exist_ok=True)
+    args.work = Path(tempfile.mkdtemp(prefix="run.", dir=args.work))  # two runs at once share no file
     paths = []
     for i, (config, _) in enumerate(cases):
         path = args.work / f"case_{i}.cpp"
@@ -73,6 +72,7 @@ def main() -> int:
     failures = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         outcomes = list(pool.map(lambda p: compile_one(args.compiler, args.include, p), paths))
+    shutil.rmtree(args.work, ignore_errors=True)
     for (config, rule), (status, stderr) in zip(cases, outcomes):
         if rule is None and status != 0:
             failures.append(f"kept but does not compile: {config.text()}\n{stderr[:2000]}")

@@ -34,7 +34,9 @@ void check_all_sizes(const blas::gemm_params& params, blas::transpose ta, blas::
 }
 
 TEST_P(GemmAllSizes, EverySizeCombinationMatchesOpenBlas) {
-  const auto params = blas::parse_gemm_params("local vw=4 cls=64 item=4x4 wg=8x8 sg=2x4 db=1 nbc_a=1 nbc_b=1");
+  const auto params = blas::parse_gemm_params(
+      "local vector_width=4 cache_line_bytes=64 item=4x4 wg=8x8 sg=2x4 double_buffer=1 no_bank_conflict_a=1 "
+      "no_bank_conflict_b=1");
   check_all_sizes<float>(params, GetParam().first, GetParam().second);
 }
 

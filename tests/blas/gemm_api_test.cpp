@@ -264,7 +264,8 @@ TEST_F(GemmBadInput, ConfigurationsThatDoNotFitTheDeviceNameTheRule) {
   const auto local_bytes = ctx.device().local_memory_bytes;
   // A K tile of local_bytes / 256 floats staged for 64 + 64 columns needs twice the local memory.
   const auto cls = static_cast<int>(local_bytes / 64 * 2);
-  const auto too_big = blas::parse_gemm_params(fmt::format("local vw=1 cls={} item=8x8 wg=8x8", cls));
+  const auto too_big =
+      blas::parse_gemm_params(fmt::format("local vector_width=1 cache_line_bytes={} item=8x8 wg=8x8", cls));
   try {
     blas::gemm_with(too_big, x);
     ADD_FAILURE() << "no error";
@@ -276,15 +277,16 @@ TEST_F(GemmBadInput, ConfigurationsThatDoNotFitTheDeviceNameTheRule) {
     blas::gemm_with(bad, x);
     ADD_FAILURE() << "no error";
   } catch (const tessera::unsupported_error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("rule 'naive_one_element_per_item'"));
+    EXPECT_THAT(e.what(), HasSubstr("rule 'item_applies'"));
   }
   EXPECT_EQ(blas::detail::launch_count(), before);
 }
 
 TEST(GemmTyped, TypedConfigurationRunsWhenTransposesAgree) {
-  using config = blas::gemm_kernel_config<
-      4, 64, blas::tile<4, 4, 8, 8, 2, 4>, true, true, false,
-      blas::gemm_config<false, true, blas::gemm_memory::local, blas::gemm_algorithm::standard>, float>;
+  using config = blas::gemm_kernel_config<blas::gemm_params{.family = blas::gemm_family::local, .sg_rows = 2,
+                                                            .sg_cols = 4, .double_buffer = true,
+                                                            .no_bank_conflict_a = true, .vector_width = 4},
+                                          false, true, float>;
   static_assert(config::params.double_buffer && config::params.sg_cols == 4);
   auto& ctx = rt::context::get();
   const auto ha = random_values<float>(33 * 17), hb = random_values<float>(29 * 17);

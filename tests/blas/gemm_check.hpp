@@ -151,13 +151,14 @@ void check_default_gemm(blas::transpose ta, blas::transpose tb, std::int64_t m, 
 /// K tile is the same for float and double (cache_line_bytes scales with the element).
 template <typename T>
 std::vector<blas::gemm_params> family_configs() {
-  const int s = sizeof(T) / 4;  // cls is in bytes
+  const int s = sizeof(T) / 4;  // cache_line_bytes is in bytes
   std::vector<std::string> texts = {
       "naive wg=8x8",
-      "no_local vw=2 cls=" + std::to_string(16 * s) + " item=4x2 wg=8x4 sg=2x2",
-      "no_local_full vw=8 cls=" + std::to_string(16 * s) + " item=8x4 wg=4x4",
-      "local vw=1 cls=" + std::to_string(32 * s) + " item=2x2 wg=8x8",
-      "local vw=4 cls=" + std::to_string(64 * s) + " item=4x4 wg=8x8 sg=2x4 db=1 nbc_a=1 nbc_b=1",
+      "no_local vector_width=2 cache_line_bytes=" + std::to_string(16 * s) + " item=4x2 wg=8x4 sg=2x2",
+      "no_local_full vector_width=8 cache_line_bytes=" + std::to_string(16 * s) + " item=8x4 wg=4x4",
+      "local vector_width=1 cache_line_bytes=" + std::to_string(32 * s) + " item=2x2 wg=8x8",
+      "local vector_width=4 cache_line_bytes=" + std::to_string(64 * s) +
+          " item=4x4 wg=8x8 sg=2x4 double_buffer=1 no_bank_conflict_a=1 no_bank_conflict_b=1",
   };
   std::vector<blas::gemm_params> out;
   for (const auto& t : texts) out.push_back(blas::parse_gemm_params(t));

@@ -95,7 +95,7 @@ TEST(GemmDefaults, EntriesThatDoNotFitAreSkippedDownToOneThatDoes) {
     EXPECT_THAT(blas::check_gemm_rules(choice.params, 4, blas::device_limits(tiny)), ::testing::ElementsAre());
   }
   const auto one = device("Single", "Nobody", rt::device_type::other, 0, 1);
-  EXPECT_EQ(blas::family_of(blas::choose_default(one, 4, false, false, blas::gemm_problem_class::large).params),
+  EXPECT_EQ(blas::choose_default(one, 4, false, false, blas::gemm_problem_class::large).params.family,
             blas::gemm_family::naive);
 }
 

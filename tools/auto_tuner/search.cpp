@@ -2,26 +2,23 @@
 #include "search.hpp"
 
 #include <algorithm>
-#include <array>
 #include <numeric>
 #include <random>
 
 namespace tessera::auto_tuner {
 
-namespace {
-// A configuration as the parameters a user sets, one entry per parameter: a tile shape such
-// as item=8x8 is one parameter, so that a move from 8x8 to 16x16 is one step, not two.
-std::array<std::int64_t, 11> features(const blas::gemm_params& p) {
-  auto pair = [](int r, int c) { return (std::int64_t(r) << 32) | std::int64_t(c); };
-  return {int(blas::family_of(p)),       p.vector_width,
-          p.cache_line_bytes,            pair(p.item_rows, p.item_cols),
-          pair(p.wg_rows, p.wg_cols),    pair(p.sg_rows, p.sg_cols),
-          pair(p.tl_rows, p.tl_cols),    int(p.double_buffer),
-          pair(p.no_bank_conflict_a, p.no_bank_conflict_b), pair(p.item_batch, p.wg_batch),
-          int(p.batch)};
+std::vector<std::int64_t> search_features(const blas::gemm_params& p) {
+  std::vector<std::int64_t> features{static_cast<std::int64_t>(p.family)};
+  for (const auto& info : blas::gemm_param_table) {
+    std::int64_t value = info.get(p, 0);
+    if (info.components() == 2) value = (value << 32) | (info.get(p, 1) & 0xffffffff);
+    features.push_back(value);
+  }
+  return features;
 }
-int distance(const blas::gemm_params& x, const blas::gemm_params& y) {
-  const auto a = features(x), b = features(y);
+
+namespace {
+int distance(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
   int d = 0;
   for (std::size_t i = 0; i < a.size(); ++i) d += a[i] != b[i];
   return d;
@@ -33,6 +30,8 @@ std::vector<std::size_t> budgeted_search(const std::vector<blas::gemm_params>& c
                                          std::uint64_t sample_seed, const std::vector<blas::gemm_params>& first) {
   const std::size_t n = configs.size();
   budget = std::min(budget, n);
+  std::vector<std::vector<std::int64_t>> features(n);
+  for (std::size_t i = 0; i < n; ++i) features[i] = search_features(configs[i]);
   std::vector<std::size_t> order;
   std::vector<double> score(n, -1.0);
   auto run = [&](std::size_t i) {
@@ -67,7 +66,7 @@ std::vector<std::size_t> budgeted_search(const std::vector<blas::gemm_params>& c
       for (std::size_t i = 0; i < n; ++i)
         if (score[i] < 0) {
           // Weighted: a neighbour of the best leader beats an equally close one of the third.
-          const int d = distance(configs[i], configs[leaders[rank]]) * 4 + int(rank);
+          const int d = distance(features[i], features[leaders[rank]]) * 4 + int(rank);
           if (d < best_distance) best_distance = d, pick = i;
         }
     if (pick == n) break;

@@ -10,6 +10,11 @@
 
 namespace tessera::auto_tuner {
 
+/// A configuration as the search compares it: its family, then one value per parameter of
+/// gemm_params.def (a pair such as item=8x8 is one value, so that a move from 8x8 to 16x16 is
+/// one step, not two). Two configurations are as far apart as the values that differ.
+std::vector<std::int64_t> search_features(const blas::gemm_params& p);
+
 /// Evaluates at most budget of configs and returns the indices evaluated, in order. evaluate
 /// returns a configuration's median GFLOP/s (0 when it failed). Deterministic for the same
 /// configs, scores, sample_seed (which orders the initial spread sample) and first.

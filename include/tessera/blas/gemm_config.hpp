@@ -1,25 +1,172 @@
 #pragma once
-// GEMM kernel configurations, as values (gemm_params) and as types (tile, gemm_config,
-// gemm_kernel_config), and their validity rules. The rules live in gemm_rules.def alone:
-// a typed configuration expands them into one static_assert each, a run-time one is
-// checked by check_gemm_rules() before a launch, and the tuner's generator reads the same
-// file. This header needs no OpenCL, so a configuration can be checked by the compiler alone.
+// GEMM kernel configurations, as values (gemm_params) and as types (gemm_kernel_config), and
+// their validity. Two tables define them: gemm_params.def (the kernel families and the
+// parameters: fields, defaults, allowed values, where each applies) and gemm_rules.def (the
+// rules relating parameters to each other, the element type and the device). A typed
+// configuration expands every check into its own static_assert, a run-time one is checked by
+// check_gemm_rules() before a launch, and the tuner's generator (gen/) reads the same files.
+// This header needs no OpenCL, so a configuration can be checked by the compiler alone.
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
+
+// A choice's values, one macro call each (at most 8: gemm_params.def's grammar says so).
+#define TESSERA_GEMM_EACH_1(m, n, t, v) m(n, t, v)
+#define TESSERA_GEMM_EACH_2(m, n, t, v, ...) m(n, t, v) TESSERA_GEMM_EACH_1(m, n, t, __VA_ARGS__)
+#define TESSERA_GEMM_EACH_3(m, n, t, v, ...) m(n, t, v) TESSERA_GEMM_EACH_2(m, n, t, __VA_ARGS__)
+#define TESSERA_GEMM_EACH_4(m, n, t, v, ...) m(n, t, v) TESSERA_GEMM_EACH_3(m, n, t, __VA_ARGS__)
+#define TESSERA_GEMM_EACH_5(m, n, t, v, ...) m(n, t, v) TESSERA_GEMM_EACH_4(m, n, t, __VA_ARGS__)
+#define TESSERA_GEMM_EACH_6(m, n, t, v, ...) m(n, t, v) TESSERA_GEMM_EACH_5(m, n, t, __VA_ARGS__)
+#define TESSERA_GEMM_EACH_7(m, n, t, v, ...) m(n, t, v) TESSERA_GEMM_EACH_6(m, n, t, __VA_ARGS__)
+#define TESSERA_GEMM_EACH_8(m, n, t, v, ...) m(n, t, v) TESSERA_GEMM_EACH_7(m, n, t, __VA_ARGS__)
+#define TESSERA_GEMM_EACH_PICK(_1, _2, _3, _4, _5, _6, _7, _8, each, ...) each
+#define TESSERA_GEMM_FOR_EACH_VALUE(m, n, t, ...)                                                                 \
+  TESSERA_GEMM_EACH_PICK(__VA_ARGS__, TESSERA_GEMM_EACH_8, TESSERA_GEMM_EACH_7, TESSERA_GEMM_EACH_6,                \
+                         TESSERA_GEMM_EACH_5, TESSERA_GEMM_EACH_4, TESSERA_GEMM_EACH_3, TESSERA_GEMM_EACH_2,        \
+                         TESSERA_GEMM_EACH_1)(m, n, t, __VA_ARGS__)
 
 namespace tessera::blas {
 
-/// Where the kernel stages its operands.
-enum class gemm_memory { local, no_local };
-/// Which kernel: the tiled kernels (standard) or one work-item per element (naive).
-enum class gemm_algorithm { standard, naive };
-/// How the matrices of a batch are laid out.
-enum class gemm_batch_type { strided, interleaved };
-/// partial: vectors along rows, strided across the work-group; full: a work-item's rows
-/// are one vector (no_local only).
-enum class gemm_vectorization { partial, full };
+/// The kernel families, in gemm_params.def's order (the first is gemm_params' default).
+enum class gemm_family {
+#define TESSERA_GEMM_FAMILY(name, source, meaning) name,
+#include <tessera/blas/gemm_params.def>
+};
+
+/// A family as gemm_params.def describes it: its kernel is `source` (embedded, under src/)
+/// after blas/gemm_common.cl.
+struct gemm_family_info {
+  gemm_family family;
+  std::string_view name, source, meaning;
+};
+inline constexpr gemm_family_info gemm_families[] = {
+#define TESSERA_GEMM_FAMILY(name, source, meaning) {gemm_family::name, #name, source, meaning},
+#include <tessera/blas/gemm_params.def>
+};
+
+constexpr std::string_view to_string(gemm_family family) {
+  const auto i = static_cast<std::size_t>(family);
+  return i < std::size(gemm_families) ? gemm_families[i].name : std::string_view("unknown");
+}
+
+// The enum class of each choice parameter (gemm_batch_type, ...).
+#define TESSERA_GEMM_CHOICE(name, type, default_value, unused, families, meaning, ...) enum class type { __VA_ARGS__ };
+#include <tessera/blas/gemm_params.def>
+
+/// A kernel configuration as plain values: a field per parameter of gemm_params.def, with its
+/// default. It is a structural type, so it also serves as a template argument
+/// (gemm_kernel_config).
+struct gemm_params {
+  gemm_family family{};
+#define TESSERA_GEMM_INT(name, default_value, unused, families, allowed, meaning) int name = default_value;
+#define TESSERA_GEMM_BOOL(name, default_value, unused, families, meaning) bool name = default_value;
+#define TESSERA_GEMM_PAIR(name, first, second, default_first, default_second, unused_first, unused_second, families, \
+                          allowed, meaning)                                                                          \
+  int first = default_first;                                                                                         \
+  int second = default_second;
+#define TESSERA_GEMM_CHOICE(name, type, default_value, unused, families, meaning, ...) type name = type::default_value;
+#include <tessera/blas/gemm_params.def>
+
+  friend constexpr bool operator==(const gemm_params&, const gemm_params&) = default;
+};
+
+// ---- the parameter table, for code that treats every parameter alike ---------------------
+
+enum class gemm_param_kind { integer, boolean, pair, choice };
+
+/// One parameter of gemm_params.def. Values are read and written as integers: a boolean as
+/// 0 or 1, a choice as the index of its value, a pair as two components.
+struct gemm_param_info {
+  std::string_view name;
+  gemm_param_kind kind;
+  std::string_view fields[2];  // the C++ fields: a pair's two, else {name, ""}
+  std::int64_t default_value[2];
+  std::int64_t unused[2];      // the value in families the parameter does not apply to
+  std::string_view families;   // "all", or family names separated by spaces
+  std::string_view allowed;    // "v v v" or ">= n"; "" for booleans and choices
+  std::string_view values;     // a choice's value names, comma-separated; else ""
+  std::string_view meaning;
+  std::int64_t (*get)(const gemm_params& p, int component);
+  void (*set)(gemm_params& p, int component, std::int64_t value);
+
+  constexpr int components() const { return kind == gemm_param_kind::pair ? 2 : 1; }
+};
+
+namespace detail {
+template <auto First, auto Second = First>
+constexpr std::int64_t get_field(const gemm_params& p, int component) {
+  return static_cast<std::int64_t>(component == 0 ? p.*First : p.*Second);
+}
+template <auto First, auto Second = First>
+constexpr void set_field(gemm_params& p, int component, std::int64_t value) {
+  auto& field = component == 0 ? p.*First : p.*Second;
+  field = static_cast<std::remove_reference_t<decltype(field)>>(value);
+}
+}  // namespace detail
+
+/// Every parameter of gemm_params.def, in the table's order.
+inline constexpr gemm_param_info gemm_param_table[] = {
+#define TESSERA_GEMM_INT(name, default_value, unused, families, allowed, meaning)                              \
+  {#name, gemm_param_kind::integer, {#name, ""}, {default_value, 0}, {unused, 0}, families, allowed, "", meaning, \
+   &detail::get_field<&gemm_params::name>, &detail::set_field<&gemm_params::name>},
+#define TESSERA_GEMM_BOOL(name, default_value, unused, families, meaning)                                      \
+  {#name, gemm_param_kind::boolean, {#name, ""}, {default_value, 0}, {unused, 0}, families, "", "", meaning,      \
+   &detail::get_field<&gemm_params::name>, &detail::set_field<&gemm_params::name>},
+#define TESSERA_GEMM_PAIR(name, first, second, default_first, default_second, unused_first, unused_second, families, \
+                          allowed, meaning)                                                                          \
+  {#name, gemm_param_kind::pair, {#first, #second}, {default_first, default_second}, {unused_first, unused_second},   \
+   families, allowed, "", meaning, &detail::get_field<&gemm_params::first, &gemm_params::second>,                     \
+   &detail::set_field<&gemm_params::first, &gemm_params::second>},
+#define TESSERA_GEMM_CHOICE(name, type, default_value, unused, families, meaning, ...)                         \
+  {#name, gemm_param_kind::choice, {#name, ""}, {static_cast<std::int64_t>(type::default_value), 0},            \
+   {static_cast<std::int64_t>(type::unused), 0}, families, "", #__VA_ARGS__, meaning,                          \
+   &detail::get_field<&gemm_params::name>, &detail::set_field<&gemm_params::name>},
+#include <tessera/blas/gemm_params.def>
+};
+
+/// Whether a word list ("a b c") holds word.
+constexpr bool gemm_word_listed(std::string_view list, std::string_view word) {
+  while (!list.empty()) {
+    const std::size_t space = list.find(' ');
+    if (list.substr(0, space) == word) return true;
+    if (space == std::string_view::npos) break;
+    list.remove_prefix(space + 1);
+  }
+  return false;
+}
+
+/// Whether a parameter whose table entry names these families means something in family.
+constexpr bool gemm_param_applies(std::string_view families, gemm_family family) {
+  return families == "all" || gemm_word_listed(families, to_string(family));
+}
+
+/// Whether value is allowed by a table entry's "allowed" column: "v v v" or ">= n".
+constexpr bool gemm_value_allowed(std::string_view allowed, std::int64_t value) {
+  const auto number = [](std::string_view text) {
+    std::int64_t n = 0;
+    bool negative = false;
+    for (const char c : text) {
+      if (c == '-') negative = true;
+      else if (c >= '0' && c <= '9') n = n * 10 + (c - '0');
+    }
+    return negative ? -n : n;
+  };
+  if (allowed.empty()) return true;
+  if (allowed.substr(0, 2) == ">=") return value >= number(allowed.substr(2));
+  while (!allowed.empty()) {
+    const std::size_t space = allowed.find(' ');
+    if (number(allowed.substr(0, space)) == value) return true;
+    if (space == std::string_view::npos) break;
+    allowed.remove_prefix(space + 1);
+  }
+  return false;
+}
+
+// ---- validity --------------------------------------------------------------------------
 
 /// The device limits a configuration must fit.
 struct gemm_limits {
@@ -31,170 +178,124 @@ struct gemm_limits {
 /// 1024 work-items). The device's own limits are checked again before each launch.
 inline constexpr gemm_limits compile_time_limits{65536, 1024};
 
-/// A kernel configuration as plain values. It is a structural type, so it also serves
-/// as a template argument; the typed configurations below convert to it.
-struct gemm_params {
-  gemm_memory memory = gemm_memory::local;
-  gemm_algorithm algorithm = gemm_algorithm::standard;
-  gemm_batch_type batch = gemm_batch_type::strided;
-  gemm_vectorization vectorization = gemm_vectorization::partial;
-  int vector_width = 1;
-  int cache_line_bytes = 64;  // the K tile in bytes
-  int item_rows = 4;
-  int item_cols = 4;
-  int wg_rows = 8;
-  int wg_cols = 8;
-  int sg_rows = 1;
-  int sg_cols = 1;
-  int tl_rows = 1;
-  int tl_cols = 1;
-  int item_batch = 1;
-  int wg_batch = 1;
-  bool double_buffer = false;
-  bool no_bank_conflict_a = false;
-  bool no_bank_conflict_b = false;
-
-  friend constexpr bool operator==(const gemm_params&, const gemm_params&) = default;
-};
-
-/// The kernel families, as the rule table and the kernel sources name them.
-enum class gemm_family { naive, no_local, no_local_full, local };
-
-constexpr gemm_family family_of(const gemm_params& p) {
-  if (p.algorithm == gemm_algorithm::naive) return gemm_family::naive;
-  if (p.memory == gemm_memory::local) return gemm_family::local;
-  return p.vectorization == gemm_vectorization::full ? gemm_family::no_local_full : gemm_family::no_local;
-}
-std::string_view to_string(gemm_family family);
-
-/// The values gemm_rules.def names in its TESSERA_GEMM_INPUT lines.
+/// The values the checks read: those bound from the configuration (detail/gemm_bound_inputs.inc)
+/// and the TESSERA_GEMM_INPUT lines of gemm_rules.def.
 struct gemm_rule_inputs {
-#define TESSERA_GEMM_INPUT(name, meaning) std::int64_t name;
+#define TESSERA_GEMM_BOUND(input, value) std::int64_t input = 0;
+#include <tessera/blas/detail/gemm_bound_inputs.inc>
+#undef TESSERA_GEMM_BOUND
+#define TESSERA_GEMM_INPUT(name, meaning) std::int64_t name = 0;
 #define TESSERA_GEMM_DERIVED(name, expression)
 #define TESSERA_GEMM_RULE(name, expression, message)
 #include <tessera/blas/gemm_rules.def>
 #undef TESSERA_GEMM_INPUT
 #undef TESSERA_GEMM_DERIVED
 #undef TESSERA_GEMM_RULE
+
+  /// The family whose is_<family> is set.
+  constexpr gemm_family family() const {
+#define TESSERA_GEMM_FAMILY(name, source, meaning) \
+  if (is_##name != 0) return gemm_family::name;
+#include <tessera/blas/gemm_params.def>
+    return gemm_family{};
+  }
 };
 
 /// Binds a configuration, the element size and the device limits to the rule inputs.
 constexpr gemm_rule_inputs make_rule_inputs(const gemm_params& p, int element_bytes, const gemm_limits& limits) {
-  gemm_rule_inputs in{};
+  gemm_rule_inputs in;
+#define TESSERA_GEMM_BOUND(input, value) in.input = (value);
+#include <tessera/blas/detail/gemm_bound_inputs.inc>
+#undef TESSERA_GEMM_BOUND
+  // gemm_rules.def's own inputs: what a configuration does not say.
   in.element_bytes = element_bytes;
-  in.is_naive = p.algorithm == gemm_algorithm::naive;
-  in.is_no_local = p.algorithm == gemm_algorithm::standard && p.memory == gemm_memory::no_local;
-  in.is_local = p.algorithm == gemm_algorithm::standard && p.memory == gemm_memory::local;
-  in.is_full_vector = p.vectorization == gemm_vectorization::full;
-  in.is_interleaved = p.batch == gemm_batch_type::interleaved;
-  in.item_rows = p.item_rows;
-  in.item_cols = p.item_cols;
-  in.wg_rows = p.wg_rows;
-  in.wg_cols = p.wg_cols;
-  in.sg_rows = p.sg_rows;
-  in.sg_cols = p.sg_cols;
-  in.tl_rows = p.tl_rows;
-  in.tl_cols = p.tl_cols;
-  in.item_batch = p.item_batch;
-  in.wg_batch = p.wg_batch;
-  in.cache_line_bytes = p.cache_line_bytes;
-  in.vector_width = p.vector_width;
-  in.double_buffer = p.double_buffer;
-  in.no_bank_conflict_a = p.no_bank_conflict_a;
-  in.no_bank_conflict_b = p.no_bank_conflict_b;
   in.max_local_memory_bytes = limits.max_local_memory_bytes;
   in.max_work_group_size = limits.max_work_group_size;
   return in;
 }
 
-/// One broken rule: its name in gemm_rules.def and why it exists.
-struct gemm_rule_violation {
-  std::string_view rule;
-  std::string_view message;
-};
-
-/// Every rule of gemm_rules.def that the configuration breaks, in the file's order
-/// (empty when it is valid for elements of element_bytes on a device with these limits).
-std::vector<gemm_rule_violation> check_gemm_rules(const gemm_params& params, int element_bytes,
-                                                  const gemm_limits& limits = compile_time_limits);
-
-/// The derived values of gemm_rules.def (local memory, K tile, ...) for one configuration.
-struct gemm_derived {
-  std::int64_t k_tile, block_rows, block_cols, work_group_size, pad_a, pad_b, local_memory_bytes;
-};
-gemm_derived derive(const gemm_params& params, int element_bytes);
-
-/// Expands every rule into its own static_assert, whose message names the rule; it is
-/// instantiated by gemm_kernel_config (and by the tuner's generated sources).
-template <gemm_params P, int ElementBytes, gemm_limits Limits = compile_time_limits>
-struct gemm_rules_check {
- private:
-  static constexpr gemm_rule_inputs inputs = make_rule_inputs(P, ElementBytes, Limits);
-#define TESSERA_GEMM_INPUT(name, meaning) static constexpr std::int64_t name = inputs.name;
-#define TESSERA_GEMM_DERIVED(name, expression) static constexpr std::int64_t name = (expression);
+/// The rule inputs with the derived values of gemm_rules.def (k_tile, block_rows,
+/// local_memory_bytes, ...) and each of its rules as a test.
+struct gemm_rule_values : gemm_rule_inputs {
+#define TESSERA_GEMM_INPUT(name, meaning)
+#define TESSERA_GEMM_DERIVED(name, expression) std::int64_t name = (expression);
+#define TESSERA_GEMM_RULE(name, expression, message)
+#include <tessera/blas/gemm_rules.def>
+#undef TESSERA_GEMM_DERIVED
+#undef TESSERA_GEMM_RULE
+#define TESSERA_GEMM_DERIVED(name, expression)
 #define TESSERA_GEMM_RULE(name, expression, message) \
-  static_assert(expression, "tessera gemm rule '" #name "': " message);
+  constexpr bool rule_##name() const { return expression; }
 #include <tessera/blas/gemm_rules.def>
 #undef TESSERA_GEMM_INPUT
 #undef TESSERA_GEMM_DERIVED
 #undef TESSERA_GEMM_RULE
 
+  constexpr explicit gemm_rule_values(const gemm_rule_inputs& inputs) : gemm_rule_inputs(inputs) {}
+};
+
+/// The rule values of one configuration for elements of element_bytes (the derived values are
+/// what the launch and the kernel use).
+constexpr gemm_rule_values derive(const gemm_params& params, int element_bytes) {
+  return gemm_rule_values(make_rule_inputs(params, element_bytes > 0 ? element_bytes : 1, compile_time_limits));
+}
+
+/// One broken check: its name (a rule of gemm_rules.def, or <parameter>_allowed /
+/// <parameter>_applies from gemm_params.def) and why it exists.
+struct gemm_rule_violation {
+  std::string_view rule;
+  std::string_view message;
+};
+
+/// Every check the configuration breaks, in order (empty when it is valid for elements of
+/// element_bytes on a device with these limits).
+std::vector<gemm_rule_violation> check_gemm_rules(const gemm_params& params, int element_bytes,
+                                                  const gemm_limits& limits = compile_time_limits);
+
+/// Expands every check into its own static_assert, whose message names the check; it is
+/// instantiated by gemm_kernel_config (and by the tuner's generated sources).
+template <gemm_params P, int ElementBytes, gemm_limits Limits = compile_time_limits>
+struct gemm_rules_check {
+ private:
+  static constexpr gemm_rule_values v{make_rule_inputs(P, ElementBytes, Limits)};
+#define TESSERA_GEMM_CHECK(name, condition, message) \
+  static_assert(condition, "tessera gemm rule '" #name "': " message);
+#include <tessera/blas/detail/gemm_checks.inc>
+#undef TESSERA_GEMM_CHECK
+
  public:
   static constexpr bool value = true;
 };
 
-// ---- typed configurations, named as portBLAS names them --------------------------------
-
-/// The work decomposition: per work-item, per work-group, per sub-group block, block-level
-/// tiles and batch entries.
-template <int ItemRows, int ItemCols, int WgRows, int WgCols, int SgRows = 1, int SgCols = 1,
-          int TlRows = 1, int TlCols = 1, int ItemBatch = 1, int WgBatch = 1>
-struct tile {
-  static constexpr int item_rows = ItemRows, item_cols = ItemCols;
-  static constexpr int wg_rows = WgRows, wg_cols = WgCols;
-  static constexpr int sg_rows = SgRows, sg_cols = SgCols;
-  static constexpr int tl_rows = TlRows, tl_cols = TlCols;
-  static constexpr int item_batch = ItemBatch, wg_batch = WgBatch;
-};
-
-/// Transposes and the kernel family.
-template <bool TransA, bool TransB, gemm_memory Memory, gemm_algorithm Algorithm,
-          gemm_batch_type Batch = gemm_batch_type::strided,
-          gemm_vectorization Vectorization = gemm_vectorization::partial>
-struct gemm_config {
-  static constexpr bool trans_a = TransA, trans_b = TransB;
-  static constexpr gemm_memory memory = Memory;
-  static constexpr gemm_algorithm algorithm = Algorithm;
-  static constexpr gemm_batch_type batch = Batch;
-  static constexpr gemm_vectorization vectorization = Vectorization;
-};
-
-/// A complete kernel for element type T: the tuner's
-/// tune<VectorWidth, CacheLineBytes, Tile, DoubleBuffer, NbcA, NbcB, GemmConfig, T>.
+/// A complete kernel configuration for element type T and the transposes of A and B, e.g.
+/// gemm_kernel_config<gemm_params{.family = gemm_family::local, .item_rows = 8, ...}, false, true, float>.
 /// Instantiating it checks every rule at compile time.
-template <int VectorWidth, int CacheLineBytes, typename Tile, bool DoubleBuffer, bool NoBankConflictA,
-          bool NoBankConflictB, typename Config, typename T, gemm_limits Limits = compile_time_limits>
+template <gemm_params P, bool TransA, bool TransB, typename T, gemm_limits Limits = compile_time_limits>
 struct gemm_kernel_config {
   using value_type = T;
-  using tile_type = Tile;
-  using config_type = Config;
-  static constexpr bool trans_a = Config::trans_a, trans_b = Config::trans_b;
-  static constexpr gemm_params params{
-      Config::memory,    Config::algorithm,  Config::batch,      Config::vectorization,
-      VectorWidth,       CacheLineBytes,     Tile::item_rows,    Tile::item_cols,
-      Tile::wg_rows,     Tile::wg_cols,      Tile::sg_rows,      Tile::sg_cols,
-      Tile::tl_rows,     Tile::tl_cols,      Tile::item_batch,   Tile::wg_batch,
-      DoubleBuffer,      NoBankConflictA,    NoBankConflictB};
-  static_assert(gemm_rules_check<params, static_cast<int>(sizeof(T)), Limits>::value);
+  static constexpr bool trans_a = TransA, trans_b = TransB;
+  static constexpr gemm_params params = P;
+  static_assert(gemm_rules_check<P, static_cast<int>(sizeof(T)), Limits>::value);
 };
 
-// ---- text form ------------------------------------------------------------------------
+// ---- text form and kernel options --------------------------------------------------------
 
-/// A configuration as one line of key=value words, e.g.
-/// "local vw=4 cls=64 item=8x8 wg=16x16 sg=1x1 tl=1x1 batch=strided:1x1 db=1 nbc=0x0".
+/// A configuration as one line: the family, then name=value for each parameter that applies
+/// to it (a pair as ROWSxCOLS, a boolean as 0 or 1, a choice by its value's name), e.g.
+/// "local cache_line_bytes=64 item=8x8 batch_tile=1x1 wg=16x16 sg=1x1 tl=1x1 double_buffer=1
+/// no_bank_conflict_a=0 no_bank_conflict_b=0 vector_width=4 batch=strided". A parameter that
+/// does not apply is written only when it differs from its unused value (an invalid
+/// configuration), so the text always parses back to the same gemm_params.
 std::string to_string(const gemm_params& params);
-/// The inverse of to_string. The family word comes first; omitted keys keep the defaults
-/// of gemm_params. Throws tessera::argument_error naming the word it cannot read.
+/// The inverse of to_string. The family word comes first; omitted parameters keep their
+/// defaults (their unused values where they do not apply to the family); the keys of earlier
+/// text forms (gemm_params.def's TESSERA_GEMM_FORMER_KEY: vw, cls, db, ...) are read too.
+/// Throws tessera::argument_error naming the word it cannot read.
 gemm_params parse_gemm_params(std::string_view text);
+
+/// The -D options of the configuration's kernel for elements of element_bytes: every input the
+/// configuration binds (detail/gemm_bound_inputs.inc) and every derived value of gemm_rules.def,
+/// each under its name in upper case ("-DIS_LOCAL=1 ... -DITEM_ROWS=8 ... -DK_TILE=16 ...").
+std::string kernel_defines(const gemm_params& params, int element_bytes);
 
 }  // namespace tessera::blas
