@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "standard_output.hpp"
+
 namespace rt = tessera::runtime;
 
 int main(int argc, char** argv) {
@@ -23,14 +25,21 @@ int main(int argc, char** argv) {
 
   try {
     const auto devices = rt::list_devices();
-    if (device_spec.empty())
-      if (const char* env = std::getenv("TESSERA_DEVICE")) device_spec = env;
-    const rt::device_info* selected = devices.empty() ? nullptr : &rt::select_device(device_spec, devices);
+    const rt::device_request request = rt::device_request_from("--device", device_spec);
+    const rt::device_info* selected =
+        devices.empty() ? nullptr : &rt::select_device(request.spec, devices, request.source);
     const auto cache_dir = rt::disk_cache_directory_from_environment();
+    const auto cache_problem = cache_dir ? rt::disk_cache_problem(*cache_dir) : std::nullopt;
+    if (cache_problem)
+      std::cerr << fmt::format("tessera-info: warning: the kernel cache {} {}: compiled kernels are rebuilt in "
+                               "every process (set TESSERA_CACHE_DIR to a writable folder, or TESSERA_CACHE=off)\n",
+                               cache_dir->string(), *cache_problem);
 
     if (as_json) {
       nlohmann::json out;
-      out["cache_directory"] = cache_dir ? cache_dir->string() : nullptr;
+      // null when off or usable (a ternary of a string and nullptr would build a string from null)
+      out["cache_directory"] = cache_dir ? nlohmann::json(cache_dir->string()) : nlohmann::json(nullptr);
+      out["cache_problem"] = cache_problem ? nlohmann::json(*cache_problem) : nlohmann::json(nullptr);
       out["devices"] = nlohmann::json::array();
       for (const auto& d : devices) {
         out["devices"].push_back({{"platform_index", d.platform_index},
@@ -50,11 +59,11 @@ int main(int argc, char** argv) {
                                   {"selected", &d == selected}});
       }
       std::cout << out.dump(2) << '\n';
-      return 0;
+      return tessera::tools::flush_standard_output("tessera-info", 0);
     }
     if (devices.empty()) {
       std::cout << "no OpenCL devices found (install an ICD, e.g. pocl-opencl-icd)\n";
-      return 1;
+      return tessera::tools::flush_standard_output("tessera-info", 1);
     }
     std::size_t last_platform = static_cast<std::size_t>(-1);
     for (const auto& d : devices) {
@@ -70,9 +79,9 @@ int main(int argc, char** argv) {
           d.max_allocation_bytes / 1073741824.0, d.local_memory_bytes / 1024, d.max_work_group_size,
           d.has_fp64 ? "yes" : "no");
     }
-    std::cout << fmt::format("* selected (TESSERA_DEVICE='{}'); kernel cache: {}\n", device_spec,
+    std::cout << fmt::format("* selected ({}='{}'); kernel cache: {}\n", request.source, request.spec,
                              cache_dir ? cache_dir->string() : std::string("off"));
-    return 0;
+    return tessera::tools::flush_standard_output("tessera-info", 0);
   } catch (const tessera::error& e) {
     std::cerr << "tessera-info: " << e.what() << '\n';
     return 1;

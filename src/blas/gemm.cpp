@@ -1,6 +1,8 @@
 #include <tessera/blas/gemm.hpp>
 #include <tessera/blas/gemm_defaults.hpp>
 #include <tessera/codegen/type_names.hpp>
+#include <tessera/runtime/checked_size.hpp>
+#include <tessera/runtime/covering_event.hpp>
 #include <tessera/runtime/embedded_sources.hpp>
 #include <tessera/runtime/error.hpp>
 #include <tessera/runtime/kernel.hpp>
@@ -31,12 +33,7 @@ constexpr std::string_view type_name() {
   throw argument_error(fmt::format("tessera::blas::gemm: {}", what));
 }
 
-// Elements one operand spans: offset + (batch - 1) * stride + (cols - 1) * ld + rows.
-std::int64_t span_elements(std::size_t offset, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                           std::int64_t stride, std::int64_t batch) {
-  if (rows == 0 || cols == 0 || batch == 0) return 0;
-  return static_cast<std::int64_t>(offset) + (batch - 1) * stride + (cols - 1) * ld + rows;
-}
+constexpr std::string_view operation = "tessera::blas::gemm";
 
 struct operand_shape {
   const char* name;  // "A"
@@ -45,10 +42,26 @@ struct operand_shape {
   const char* offset_name;
   std::int64_t rows, cols;  // of the stored matrix
   std::string rows_why;     // "trans_a = N, m = 5"
+  // What the span's checked steps name: literals, so that a call that passes allocates nothing.
+  const char* batches_name;  // "(batch_count - 1) * stride_a"
+  const char* columns_name;  // "(columns of A - 1) * lda"
+  const char* span_name;     // "the elements A spans"
 };
 
+// Elements one operand spans: offset + (batch - 1) * stride + (cols - 1) * ld + rows, every
+// step checked, so that no sum or product that wrapped around passes the bounds check.
+std::int64_t span_elements(const operand_shape& s, std::int64_t offset, std::int64_t ld, std::int64_t stride,
+                           std::int64_t batch) {
+  if (s.rows == 0 || s.cols == 0 || batch == 0) return 0;
+  const std::int64_t batches = runtime::checked_product(batch - 1, stride, s.batches_name, operation);
+  const std::int64_t columns = runtime::checked_product(s.cols - 1, ld, s.columns_name, operation);
+  const std::int64_t start = runtime::checked_sum(offset, batches, s.span_name, operation);
+  return runtime::checked_sum(runtime::checked_sum(start, columns, s.span_name, operation), s.rows, s.span_name,
+                              operation);
+}
+
 template <typename T>
-void check_operand(const operand_shape& s, const device_buffer* buffer, std::size_t offset, std::int64_t ld,
+void check_operand(const operand_shape& s, const device_buffer* buffer, std::int64_t offset, std::int64_t ld,
                    std::int64_t stride, std::int64_t batch, bool used) {
   if (ld < std::max<std::int64_t>(1, s.rows))
     fail(fmt::format("{} = {} is less than the {} rows of {} ({}); it must be at least max(1, rows)", s.ld_name, ld,
@@ -57,7 +70,7 @@ void check_operand(const operand_shape& s, const device_buffer* buffer, std::siz
   if (stride < 0) fail(fmt::format("{} = {} is negative", s.stride_name, stride));
   if (!used) return;
   if (buffer == nullptr) fail(fmt::format("{} is missing (a null buffer)", s.name));
-  const std::int64_t need = span_elements(offset, s.rows, s.cols, ld, stride, batch);
+  const std::int64_t need = span_elements(s, offset, ld, stride, batch);
   const std::int64_t have = static_cast<std::int64_t>(buffer->bytes() / sizeof(T));
   if (need > have)
     fail(fmt::format("buffer {} holds {} {} elements, but {} = {}, {} = {}, {} = {} and batch_count = {} "
@@ -90,14 +103,24 @@ void validate(const gemm_arguments<T>& args) {
 
   const operand_shape a{"A", "lda", "stride_a", "a_offset", ta ? args.k : args.m, ta ? args.m : args.k,
                         ta ? transpose_why("trans_a", args.trans_a, "k", args.k)
-                           : transpose_why("trans_a", args.trans_a, "m", args.m)};
+                           : transpose_why("trans_a", args.trans_a, "m", args.m),
+                        "(batch_count - 1) * stride_a", "(columns of A - 1) * lda",
+                        "the elements A spans (a_offset + (batch_count - 1) * stride_a + (columns - 1) * lda + rows)"};
   const operand_shape b{"B", "ldb", "stride_b", "b_offset", tb ? args.n : args.k, tb ? args.k : args.n,
                         tb ? transpose_why("trans_b", args.trans_b, "n", args.n)
-                           : transpose_why("trans_b", args.trans_b, "k", args.k)};
-  const operand_shape c{"C", "ldc", "stride_c", "c_offset", args.m, args.n, fmt::format("m = {}", args.m)};
-  check_operand<T>(a, args.a, args.a_offset, args.lda, args.stride_a, batch, ab_used);
-  check_operand<T>(b, args.b, args.b_offset, args.ldb, args.stride_b, batch, ab_used);
-  check_operand<T>(c, args.c, args.c_offset, args.ldc, args.stride_c, batch, c_used);
+                           : transpose_why("trans_b", args.trans_b, "k", args.k),
+                        "(batch_count - 1) * stride_b", "(columns of B - 1) * ldb",
+                        "the elements B spans (b_offset + (batch_count - 1) * stride_b + (columns - 1) * ldb + rows)"};
+  const operand_shape c{"C", "ldc", "stride_c", "c_offset", args.m, args.n, fmt::format("m = {}", args.m),
+                        "(batch_count - 1) * stride_c", "(columns of C - 1) * ldc",
+                        "the elements C spans (c_offset + (batch_count - 1) * stride_c + (columns - 1) * ldc + rows)"};
+  // An offset of 2^63 or more is a negative one converted to size_t: refused even where unread.
+  const std::int64_t a_offset = runtime::checked_size(args.a_offset, "a_offset", operation);
+  const std::int64_t b_offset = runtime::checked_size(args.b_offset, "b_offset", operation);
+  const std::int64_t c_offset = runtime::checked_size(args.c_offset, "c_offset", operation);
+  check_operand<T>(a, args.a, a_offset, args.lda, args.stride_a, batch, ab_used);
+  check_operand<T>(b, args.b, b_offset, args.ldb, args.stride_b, batch, ab_used);
+  check_operand<T>(c, args.c, c_offset, args.ldc, args.stride_c, batch, c_used);
   if (c_used && batch > 1 && args.stride_c < (args.n - 1) * args.ldc + args.m)
     fail(fmt::format("stride_c = {} makes the batch entries of C overlap: it must be at least "
                      "(n - 1) * ldc + m = {}",
@@ -108,16 +131,16 @@ void validate(const gemm_arguments<T>& args) {
   if (ab_used && (args.a->owner() != ctx || args.b->owner() != ctx))
     fail("A, B and C must live in the same tessera context");
   // C must not share memory with A or B: the kernel reads them while C is written.
-  const auto overlaps = [&](const device_buffer* x, std::size_t x_offset, const operand_shape& xs, std::int64_t ld,
+  const auto overlaps = [&](const device_buffer* x, std::int64_t x_offset, const operand_shape& xs, std::int64_t ld,
                             std::int64_t stride) {
     if (!ab_used || x->handle()() != args.c->handle()()) return false;
-    const std::int64_t x_end = span_elements(x_offset, xs.rows, xs.cols, ld, stride, batch);
-    const std::int64_t c_end = span_elements(args.c_offset, args.m, args.n, args.ldc, args.stride_c, batch);
-    return static_cast<std::int64_t>(x_offset) < c_end && static_cast<std::int64_t>(args.c_offset) < x_end;
+    const std::int64_t x_end = span_elements(xs, x_offset, ld, stride, batch);
+    const std::int64_t c_end = span_elements(c, c_offset, args.ldc, args.stride_c, batch);
+    return x_offset < c_end && c_offset < x_end;
   };
-  if (overlaps(args.a, args.a_offset, a, args.lda, args.stride_a))
+  if (overlaps(args.a, a_offset, a, args.lda, args.stride_a))
     fail("C overlaps A in the same buffer (BLAS requires distinct memory)");
-  if (overlaps(args.b, args.b_offset, b, args.ldb, args.stride_b))
+  if (overlaps(args.b, b_offset, b, args.ldb, args.stride_b))
     fail("C overlaps B in the same buffer (BLAS requires distinct memory)");
 }
 
@@ -263,7 +286,7 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
   // A and B are not read when k == 0 and may be absent: C stands in for them.
   const cl::Buffer& a_buffer = args.k > 0 ? args.a->handle() : args.c->handle();
   const cl::Buffer& b_buffer = args.k > 0 ? args.b->handle() : args.c->handle();
-  cl::Event event;
+  cl::Event first_launch, event;
   for (std::int64_t first = 0; first < batch; first += chunk) {
     const std::int64_t count = std::min(chunk, batch - first);
     range.global[2] = static_cast<std::size_t>((count + p.wg_batch - 1) / p.wg_batch * p.wg_batch * split);
@@ -280,6 +303,7 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
     if (epilogue != nullptr) arguments.insert(arguments.end(), epilogue->arguments.begin(), epilogue->arguments.end());
     if (split > 1) arguments.emplace_back(workspace->handle());
     event = built->launch(ctx, range, arguments);
+    if (first == 0) first_launch = event;
     ++launches;
     if (split > 1) {
       // The in-order queue runs the sum after every partial tile is written.
@@ -288,7 +312,8 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
       ++launches;
     }
   }
-  return event;
+  // Several launches: the caller's event must cover them all, for waiting and for timing.
+  return batch > chunk ? runtime::covering_event(ctx, first_launch) : event;
 }
 
 }  // namespace

@@ -1,19 +1,9 @@
 #include <tessera/runtime/buffer.hpp>
 #include <tessera/runtime/error.hpp>
 
-#include <limits>
-
 #include <fmt/format.h>
 
 namespace tessera::runtime {
-
-std::size_t checked_bytes(std::size_t count, std::size_t element_size, const char* what) {
-  if (element_size != 0 && count > std::numeric_limits<std::size_t>::max() / element_size)
-    throw out_of_memory_error("clCreateBuffer", CL_INVALID_BUFFER_SIZE, std::numeric_limits<std::size_t>::max(),
-                              fmt::format("{}: {} elements of {} bytes overflow the address space", what,
-                                          count, element_size));
-  return count * element_size;
-}
 
 device_buffer::device_buffer(const context& ctx, std::size_t bytes) : context_(&ctx), bytes_(bytes) {
   if (bytes == 0) return;
@@ -33,8 +23,8 @@ device_buffer::device_buffer(const context& ctx, std::size_t bytes) : context_(&
 
 void device_buffer::check_range(const char* what, std::size_t offset, std::size_t bytes) const {
   if (offset > bytes_ || bytes > bytes_ - offset)
-    throw argument_error(fmt::format("{}: bytes [{}, {}) outside a buffer of {} bytes", what, offset,
-                                     offset + bytes, bytes_));
+    throw argument_error(fmt::format("{}: {} bytes at offset {} lie outside a buffer of {} bytes", what, bytes,
+                                     offset, bytes_));
 }
 
 void device_buffer::write(std::size_t offset, std::size_t bytes, const void* host) const {

@@ -103,9 +103,10 @@ std::vector<device_info> list_devices() {
   return result;
 }
 
-const device_info& select_device(std::string_view spec, const std::vector<device_info>& devices) {
+const device_info& select_device(std::string_view spec, const std::vector<device_info>& devices,
+                                 std::string_view source) {
   auto fail = [&](const std::string& why) -> const device_info& {
-    throw device_selection_error(fmt::format("TESSERA_DEVICE='{}': {}; {}", spec, why, device_list(devices)));
+    throw device_selection_error(fmt::format("{}='{}': {}; {}", source, spec, why, device_list(devices)));
   };
   auto first_of = [&](device_type type) -> const device_info* {
     auto it = std::find_if(devices.begin(), devices.end(), [&](const auto& d) { return d.type == type; });
@@ -139,6 +140,12 @@ const device_info& select_device(std::string_view spec, const std::vector<device
                          [&](const auto& d) { return lower(d.name).find(wanted) != std::string::npos; });
   return it != devices.end() ? *it
                              : fail("expected 'gpu', 'cpu', 'P:D' or part of a device name, and no device name contains it");
+}
+
+device_request device_request_from(std::string_view option_name, std::string_view option_value) {
+  if (!option_value.empty()) return {std::string(option_value), std::string(option_name)};
+  const char* spec = std::getenv("TESSERA_DEVICE");
+  return {spec ? spec : "", "TESSERA_DEVICE"};
 }
 
 device_info select_device_from_environment() {

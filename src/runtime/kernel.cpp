@@ -1,4 +1,5 @@
 #include <tessera/runtime/context.hpp>
+#include <tessera/runtime/covering_event.hpp>
 #include <tessera/runtime/kernel.hpp>
 
 #include <atomic>
@@ -46,11 +47,8 @@ cl::Event kernel::launch(const context& ctx, const launch_range& range,
 }
 
 double elapsed_seconds(const cl::Event& event) {
-  cl_ulong start = 0, end = 0;
-  check_cl(event.wait(), "clWaitForEvents");
-  check_cl(event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start), "clGetEventProfilingInfo");
-  check_cl(event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end), "clGetEventProfilingInfo");
-  return static_cast<double>(end - start) * 1e-9;
+  const device_interval interval = profiled_interval(event);  // all of a covering event's work
+  return static_cast<double>(interval.end_ns - interval.start_ns) * 1e-9;
 }
 
 }  // namespace tessera::runtime

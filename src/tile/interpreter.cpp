@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <variant>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -228,6 +232,7 @@ class interpreter {
     b_ = bind_shapes(p_, shapes);
     values_.resize(p_.tensors.size());
     for (std::size_t i = 0; i < p_.inputs.size(); ++i) values_[p_.inputs[i]] = inputs_[i];
+    for (const auto& statement : p_.statements) check_fits_in_memory(statement);
     for (std::size_t s = 0; s < p_.statements.size(); ++s) {
       if (const auto* c = std::get_if<contraction>(&p_.statements[s])) run_contraction(*c, *b_.spaces[s]);
       else run_elementwise(std::get<elementwise>(p_.statements[s]));
@@ -352,6 +357,21 @@ class interpreter {
         });
       }
     }
+  }
+
+  // A result larger than the machine's memory is a located error before anything runs, not
+  // std::bad_alloc (or an abort under a sanitizer's allocator) half-way through. Temporaries of
+  // an elementwise statement are no larger than its result.
+  void check_fits_in_memory(const statement& st) const {
+    const auto [output, position] = std::visit([](const auto& x) { return std::pair(x.output, x.position); }, st);
+    const std::int64_t count = element_count(b_.shapes[output]);
+    static const std::uint64_t memory =
+        static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
+    if (static_cast<std::uint64_t>(count) > memory / sizeof(T))
+      throw shape_error(position, fmt::format("'{}' has shape {}: {} values of {} bytes, more than the {} bytes of "
+                                              "this machine's memory",
+                                              p_.tensors[output].name, to_string(b_.shapes[output]), count, sizeof(T),
+                                              memory));
   }
 
   void run_elementwise(const elementwise& e) {

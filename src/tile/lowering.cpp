@@ -38,6 +38,12 @@ void collect_reads(const value_expression& v, std::vector<std::size_t>& out) {
   for (const auto& operand : v.operands) collect_reads(operand, out);
 }
 
+std::size_t operation_count(const value_expression& v) {
+  std::size_t count = 1;
+  for (const auto& operand : v.operands) count += operation_count(operand);
+  return count;
+}
+
 std::vector<std::size_t> reads_of(const statement& s) {
   std::vector<std::size_t> out;
   if (const auto* c = std::get_if<contraction>(&s)) {
@@ -109,7 +115,7 @@ class element_emitter {
       case value_expression::kind::tensor: return read(v.id);
       case value_expression::kind::negate: return fmt::format("(-{})", emit(v.operands[0]));
       case value_expression::kind::binary: {
-        const std::string a = emit(v.operands[0]), b = emit(v.operands[1]);
+        const std::string a = emit_left_operand(v), b = emit(v.operands[1]);
         switch (v.op) {
           case token_kind::plus: return fmt::format("({} + {})", a, b);
           case token_kind::minus: return fmt::format("({} - {})", a, b);
@@ -133,6 +139,21 @@ class element_emitter {
       }
     }
     return "0";
+  }
+
+  /// The left operand of a binary operation, without its own parentheses when both are + or -
+  /// (or both * or /): C reads `a + b + c` as `(a + b) + c`, the same operations in the same
+  /// order, and a long Tile sum stays within the OpenCL compiler's bracket nesting limit (256
+  /// in clang) instead of nesting one level per term.
+  std::string emit_left_operand(const value_expression& v) {
+    const value_expression& left = v.operands[0];
+    const auto additive = [](token_kind op) { return op == token_kind::plus || op == token_kind::minus; };
+    const auto multiplicative = [](token_kind op) { return op == token_kind::star || op == token_kind::slash; };
+    std::string text = emit(left);
+    if (left.what == value_expression::kind::binary &&
+        ((additive(v.op) && additive(left.op)) || (multiplicative(v.op) && multiplicative(left.op))))
+      return text.substr(1, text.size() - 2);  // "(x + y)" emitted above: the outer pair
+    return text;
   }
 
   /// Emits statement s at this element; its value becomes a local. Returns the local's name.
@@ -221,17 +242,24 @@ class lowerer {
         const shape& s = shape_of(c->output);
         ++i;
         // The GEMM's store is not ours to extend; elementwise statements after it get their own kernel.
-        if (!g.gemm)
-          while (i < statements.size() && std::holds_alternative<elementwise>(statements[i]) &&
-                 shape_of(output_of(statements[i])) == s)
-            g.elementwise.push_back(i++);
+        if (!g.gemm) add_fusable_statements(g, i, s);
       } else {
-        const shape& s = shape_of(output_of(statements[i]));
-        while (i < statements.size() && std::holds_alternative<elementwise>(statements[i]) &&
-               shape_of(output_of(statements[i])) == s)
-          g.elementwise.push_back(i++);
+        add_fusable_statements(g, i, shape_of(output_of(statements[i])));
       }
       groups_.push_back(std::move(g));
+    }
+  }
+
+  /// Appends to g the elementwise statements from i on that have shape s, while the kernel
+  /// stays within options_.max_fused_operations (one statement at least).
+  void add_fusable_statements(group& g, std::size_t& i, const shape& s) {
+    const auto& statements = p_.statements;
+    std::size_t operations = 0;
+    while (i < statements.size() && std::holds_alternative<elementwise>(statements[i]) &&
+           shape_of(output_of(statements[i])) == s) {
+      operations += operation_count(std::get<elementwise>(statements[i]).value);
+      if (!g.elementwise.empty() && operations > options_.max_fused_operations) break;
+      g.elementwise.push_back(i++);
     }
   }
 

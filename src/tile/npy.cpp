@@ -1,7 +1,9 @@
+#include <tessera/runtime/atomic_file.hpp>
 #include <tessera/tile/npy.hpp>
 
 #include <bit>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -108,9 +110,14 @@ npy_array parse_npy(const std::string& bytes, const std::filesystem::path& path)
     throw npy_error(path, fmt::format("shape '{}' is too large", shape_text));
   }
   const std::size_t data_start = header_start + header_length;
-  if (static_cast<std::size_t>(count) > (bytes.size() - data_start) / element_size)
-    throw npy_error(path, fmt::format("shape {} needs {} bytes of data, the file has {}", to_string(a.dims),
-                                      count * static_cast<std::int64_t>(element_size), bytes.size() - data_start));
+  if (static_cast<std::size_t>(count) > (bytes.size() - data_start) / element_size) {
+    std::uint64_t needed = 0;  // in bytes, where that fits 64 bits
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(count), element_size, &needed))
+      throw npy_error(path, fmt::format("shape {} needs {} elements of {} bytes, the file has {} bytes of data",
+                                        to_string(a.dims), count, element_size, bytes.size() - data_start));
+    throw npy_error(path, fmt::format("shape {} needs {} bytes of data, the file has {}", to_string(a.dims), needed,
+                                      bytes.size() - data_start));
+  }
   std::vector<double> raw(static_cast<std::size_t>(count));
   for (std::size_t i = 0; i < raw.size(); ++i) {
     if (element_size == 4) {
@@ -144,8 +151,10 @@ npy_array parse_npy(const std::string& bytes, const std::filesystem::path& path)
 }
 
 npy_array read_npy(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw npy_error(path, "is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw npy_error(path, "cannot open the file");
+  if (!in) throw npy_error(path, fmt::format("cannot open the file ({})", std::strerror(errno)));
   std::stringstream buffer;
   buffer << in.rdbuf();
   return parse_npy(buffer.str(), path);
@@ -178,11 +187,8 @@ std::string format_npy(const shape& dims, const std::vector<double>& values, ele
 
 void write_npy(const std::filesystem::path& path, const shape& dims, const std::vector<double>& values,
                element_type type) {
-  const std::string bytes = format_npy(dims, values, type);
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw npy_error(path, "cannot create the file");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw npy_error(path, "cannot write the file");
+  // Whole or not at all: an older file at path survives a full disk or an interrupted run.
+  runtime::write_file_atomically(path, format_npy(dims, values, type));
 }
 
 }  // namespace tessera::tile

@@ -230,12 +230,15 @@ class parser {
     e->operands.push_back(std::move(b));
     return limit_height(std::move(e));
   }
-  // Long chains (a + a + ... + a) build deep trees without deep recursion here; every later
-  // walk of the tree recurses, so their height is bounded too.
+  // Long chains (a + a + ... + a) build tall trees without deep recursion here and are not
+  // nesting (depth_guard counts that); every later walk of the tree recurses along them, so
+  // their height has a bound of its own.
   expression_ptr limit_height(expression_ptr e) {
     for (const auto& operand : e->operands) e->height = std::max(e->height, operand->height + 1);
-    if (e->height > max_nesting_depth)
-      throw syntax_error(e->position, fmt::format("expression nested more than {} levels deep", max_nesting_depth));
+    if (e->height > max_expression_height)
+      throw syntax_error(e->position, fmt::format("expression more than {} operations tall (a chain of that many "
+                                                  "operators?): split it into several statements",
+                                                  max_expression_height));
     return e;
   }
 

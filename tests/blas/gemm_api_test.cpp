@@ -2,6 +2,7 @@
 // bad input that must fail before anything is enqueued, naming the argument.
 #include <tessera/blas/blas.hpp>
 #include <tessera/runtime/context.hpp>
+#include <tessera/runtime/covering_event.hpp>
 #include <tessera/runtime/error.hpp>
 #include <tessera/runtime/matrix.hpp>
 
@@ -85,6 +86,47 @@ TEST(GemmApi, EmptyProblemsEnqueueNoKernelAndReturnAnEvent) {
   EXPECT_EQ(blas::detail::launch_count(), before);
 }
 
+// A batch beyond 65535 work-groups along the batch is split into launches; the event must
+// cover them all (issue 15, item 3: only the last launch's event was returned, and the tuner
+// ranked a 4 x 4 x 4 batch of 65536 at 3,475 GFLOP/s on 2 cores).
+TEST(GemmApi, ABatchSplitIntoSeveralLaunchesReturnsAnEventCoveringThemAll) {
+  auto& ctx = rt::context::get();
+  const int m = 3, n = 2, k = 5, batch = 65535 + 7;  // two launches of one batch entry per work-group
+  const auto params = blas::parse_gemm_params("naive item=1x1 wg=4x2");
+  ASSERT_EQ(params.wg_batch, 1);
+  const auto ha = random_values<float>(m * k * batch), hb = random_values<float>(k * n * batch);
+  auto hc = random_values<float>(m * n * batch);
+  rt::device_buffer a(ctx, ha.size() * 4), b(ctx, hb.size() * 4), c(ctx, hc.size() * 4);
+  a.write(0, a.bytes(), ha.data()), b.write(0, b.bytes(), hb.data()), c.write(0, c.bytes(), hc.data());
+  blas::gemm_arguments<float> x;
+  x.m = m, x.n = n, x.k = k, x.alpha = 0.5f, x.beta = 2.0f, x.batch_count = batch;
+  x.a = &a, x.lda = m, x.stride_a = m * k, x.b = &b, x.ldb = k, x.stride_b = k * n, x.c = &c, x.ldc = m,
+  x.stride_c = m * n;
+  const auto launches_before = blas::detail::launch_count();
+  const cl::Event event = blas::gemm_with(params, x);
+  ASSERT_EQ(blas::detail::launch_count() - launches_before, 2u);
+
+  const cl::Event first = rt::first_command(event);
+  ASSERT_NE(first(), event()) << "the event is one launch's, not the call's";
+  EXPECT_EQ(first.getInfo<CL_EVENT_COMMAND_TYPE>(), CL_COMMAND_NDRANGE_KERNEL);
+  const rt::device_interval span = rt::profiled_interval(event);
+  cl_ulong first_start = 0, first_end = 0;
+  first.wait();
+  first.getProfilingInfo(CL_PROFILING_COMMAND_START, &first_start);
+  first.getProfilingInfo(CL_PROFILING_COMMAND_END, &first_end);
+  EXPECT_EQ(span.start_ns, first_start);
+  EXPECT_GT(span.end_ns, first_end) << "the span ends after the second launch, which runs after the first";
+
+  // Every entry is computed, the first launch's and the last one's.
+  std::vector<float> out(hc.size());
+  c.read(0, c.bytes(), out.data());
+  for (int e = 0; e < batch; ++e)
+    tessera::testing::cblas_gemm<float>(false, false, m, n, k, 0.5f, ha.data() + e * m * k, m,
+                                        hb.data() + e * k * n, k, 2.0f, hc.data() + e * m * n, m);
+  for (std::size_t i = 0; i < hc.size(); ++i)
+    ASSERT_NEAR(out[i], hc[i], tessera::testing::tolerance<float>(k) * 16) << "entry " << i / (m * n);
+}
+
 // ---- bad input ------------------------------------------------------------------------------
 
 class GemmBadInput : public ::testing::Test {
@@ -153,6 +195,37 @@ TEST_F(GemmBadInput, BuffersTooSmallForSizesOffsetsAndStridesAreNamed) {
   expect_rejected_args(x, {"buffer A", "stride_a = 49", "batch_count = 3"});
   x = args(), x.a = nullptr;
   expect_rejected_args(x, {"A is missing"});
+}
+
+// Offsets, strides and spans that do not fit 64 bits were once wrapped around and passed the
+// bounds check (issue 15, item 2): c_offset = SIZE_MAX - 15 ended in "double free or corruption".
+TEST_F(GemmBadInput, OffsetsOf2To63OrMoreAreNamed) {
+  auto x = args();
+  x.a_offset = std::size_t{1} << 63;
+  expect_rejected_args(x, {"a_offset = 9223372036854775808", "2^63 or more"});
+  x = args(), x.c_offset = SIZE_MAX - 15;
+  expect_rejected_args(x, {"c_offset = 18446744073709551600", "2^63 or more"});
+  x = args(), x.k = 0, x.b_offset = SIZE_MAX;  // refused even where B is not read
+  expect_rejected_args(x, {"b_offset = 18446744073709551615"});
+}
+
+TEST_F(GemmBadInput, StrideTimesBatchThatOverflowsIsNamed) {
+  auto x = args();
+  // 4 * 2^62 wraps to 0: the span would have looked like one matrix's.
+  x.m = 2, x.n = 2, x.k = 2, x.lda = 2, x.ldb = 2, x.ldc = 2, x.batch_count = 5, x.stride_a = std::int64_t{1} << 62,
+  x.stride_b = 4, x.stride_c = 4;
+  expect_rejected_args(x, {"(batch_count - 1) * stride_a", "overflows"});
+  x.stride_a = 4, x.stride_c = std::int64_t{1} << 62;
+  expect_rejected_args(x, {"(batch_count - 1) * stride_c", "overflows"});
+}
+
+TEST_F(GemmBadInput, SpansThatOverflowAreNamed) {
+  auto x = args();
+  x.b_offset = (std::size_t{1} << 63) - 10;  // a size, but the span past it is not
+  expect_rejected_args(x, {"the elements B spans", "b_offset", "overflows"});
+  x = args(), x.m = 2, x.n = 2, x.k = 2, x.lda = 2, x.ldb = 2, x.ldc = 2, x.batch_count = 2,
+  x.stride_a = INT64_MAX - 2, x.stride_c = 4;
+  expect_rejected_args(x, {"the elements A spans", "overflows"});
 }
 
 TEST_F(GemmBadInput, StridesMustNotBeNegativeNorOverlapC) {

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include <tessera/blas/gemm.hpp>
+#include <tessera/runtime/covering_event.hpp>
 #include <tessera/runtime/kernel.hpp>
 
 #include "kernel_generator/kernel_generator_support.hpp"
@@ -289,6 +290,22 @@ TYPED_TEST(KernelGeneratorMatmul, AProductReadAtOtherElementsGoesThroughATempora
             matches_host(d, host_evaluate<T>(block(product, 1, 1, s.m - 1, s.n - 1) + T(1)), product_tolerance<T>(s.k)));
       }
     });
+}
+
+// The fall-back runs a GEMM, then the elementwise kernel: the assignment's event covers both
+// (issue 15, item 3; it was the elementwise kernel's alone).
+TEST(KernelGeneratorMatmulFallBack, TheEventCoversTheGemmAndTheElementwiseKernel) {
+  const matrix<float> a = random_matrix<float>(17, 7), b = random_matrix<float>(7, 13);
+  matrix<float> c;
+  std::optional<cl::Event> event;
+  const auto launched = launches_of([&] { event = evaluate(c, transpose(matmul(a, b)) * 2.0f); });
+  ASSERT_EQ(launched.second, 1u) << "the GEMM into the temporary";
+  ASSERT_EQ(launched.first, 2u) << "then the elementwise kernel";
+  const cl::Event first = runtime::first_command(*event);
+  ASSERT_NE(first(), (*event)()) << "the event is the last kernel's, not the assignment's";
+  EXPECT_EQ(first.getInfo<CL_EVENT_COMMAND_TYPE>(), CL_COMMAND_MARKER) << "enqueued before the GEMM";
+  EXPECT_GT(runtime::elapsed_seconds(*event), 0.0);
+  EXPECT_TRUE(matches_host(c, host_evaluate<float>(transpose(matmul(a, b)) * 2.0f), product_tolerance<float>(7)));
 }
 
 TYPED_TEST(KernelGeneratorMatmul, TwoProductsInOneExpression) {

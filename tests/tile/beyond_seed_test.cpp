@@ -40,6 +40,24 @@ TEST(BeyondSeed, PaddedConvolution2D) {
   }
 }
 
+// A flat sum is not nesting (issue 15: 201 terms were refused as "nested more than 200
+// levels"); a long one runs on the device as on the host.
+TEST(BeyondSeed, AFlatSumOfManyTermsRunsEverywhere) {
+  for (const int terms : {201, max_expression_height + 1}) {
+    std::string sum = "A";
+    for (int t = 1; t < terms; ++t) sum += t % 2 ? " + B" : " + A";
+    const std::string source = "function (A[N], B[N]) -> (O) { O = " + sum + "; }";
+    for (const std::int64_t n : {1, 37}) {
+      expect_all_agree<float>(source, {{n}, {n}}, [&](const auto& in) {
+        std::vector<double> o(n, 0.0);
+        for (std::int64_t i = 0; i < n; ++i)
+          for (int t = 0; t < terms; ++t) o[i] += at(in[t % 2], {i});
+        return vectors{o};
+      }, terms);
+    }
+  }
+}
+
 TEST(BeyondSeed, MaxPool2x2Stride2) {
   const std::string source = R"(function (I[N, X, Y, C]) -> (O) {
         O[n, x, y, c: N, X / 2, Y / 2, C] = >(I[n, 2 * x + i, 2 * y + j, c]), i < 2, j < 2;

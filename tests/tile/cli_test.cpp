@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tile_cli.hpp"
 #include "tile_testing.hpp"
 
 #include <tessera/tile/npy.hpp>
@@ -13,41 +14,7 @@
 namespace tessera::tile {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-
-struct cli_result {
-  int status;
-  std::string out, err;
-};
-
-class Cli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("tessera-tile-cli-{}-{}", ::getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path file(const std::string& name, const std::string& contents) {
-    std::ofstream(dir_ / name, std::ios::binary) << contents;
-    return dir_ / name;
-  }
-  static std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  cli_result run(const std::string& arguments) {
-    const std::string command = fmt::format("cd '{}' && '{}' {} > out.txt 2> err.txt", dir_.string(), TESSERA_TILE_CLI, arguments);
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out.txt"), slurp(dir_ / "err.txt")};
-  }
-
-  fs::path dir_;
-};
 
 const char* matmul = "function (A[M, L], B[L, N]) -> (C) {\n  C[i, j: M, N] = +(A[i, k] * B[k, j]);\n}\n";
 

@@ -52,6 +52,38 @@ TEST(Fusion, ElementwiseStatementsOfAnotherShapeGetTheirOwnKernel) {
   EXPECT_TRUE(lp.materialized[*f.checked().find_tensor("T")]);
 }
 
+// Issue 15: a 0.5 MB program of elementwise statements became one kernel that took PoCL 71 s
+// and 730 MB to compile (compile time grows faster than a kernel's size); fused kernels are
+// bounded now, and the split ones compute what one kernel did.
+TEST(Fusion, LongRunsOfElementwiseStatementsAreSplitWithinTheOperationBudget) {
+  std::string source = "function (A[N], B[N]) -> (O) {\n";
+  std::string previous = "A";
+  for (int s = 0; s < 40; ++s) {  // 9 operations each
+    source += fmt::format("  T{} = {} * 0.5 + B - sqrt(abs({}));\n", s, previous, previous);
+    previous = fmt::format("T{}", s);
+  }
+  source += "  O = " + previous + ";\n}\n";
+  lowering_options small;
+  small.max_fused_operations = 50;
+  const function split = compile(source, small);
+  const auto lp = split.lowering(row_major({{7}, {7}}), element_type::float32);
+  EXPECT_EQ(kernel_count(lp), 8u) << "5 statements of 9 operations per kernel, the copy to O with the last";
+  EXPECT_TRUE(lp.materialized[*split.checked().find_tensor("T4")]) << "an intermediate between two kernels";
+  EXPECT_FALSE(lp.materialized[*split.checked().find_tensor("T3")]) << "an intermediate inside one kernel";
+  EXPECT_EQ(kernel_count(compile(source).lowering(row_major({{7}, {7}}), element_type::float32)), 1u)
+      << "within the default budget, one kernel";
+  for (const std::int64_t n : {1, 7, 300})
+    expect_all_agree<float>(source, {{n}, {n}}, [&](const auto& in) {
+      std::vector<double> o(n);
+      for (std::int64_t i = 0; i < n; ++i) {
+        float t = in[0].values[i];
+        for (int s = 0; s < 40; ++s) t = t * 0.5f + in[1].values[i] - std::sqrt(std::abs(t));
+        o[i] = t;
+      }
+      return vectors{o};
+    }, 40, &split);
+}
+
 TEST(Fusion, UnusedIntermediatesAreNotComputed) {
   const function f = compile("function (A[N]) -> (O) { Dead[i: N] = +(A[i]); O = A * 2; }");
   const auto lp = f.lowering(row_major({{3}}), element_type::float32);

@@ -386,7 +386,7 @@ TYPED_TEST(unified_kernels, sizes_that_wrapped_and_short_results_are_rejected) {
   auto term = [](auto i, auto x) { return x[i]; };
   auto element = [](auto row, auto col, auto m) { return m(row, col); };
   expect_argument_error([&] { run_kernel(this->exec, [](auto i, auto x) { x[i] = 0; }, std::size_t(-1), x); },
-                        "negative or too large");
+                        "run_kernel: size = 18446744073709551615 is 2^63 or more");
   expect_argument_error([&] { (void)dim<2>(-1, 3); }, "negative extent");
   expect_argument_error(
       [&] { run_kernel_col_reduction(this->exec, element, TESSERA_KERNEL_REDUCE_SUM(float), small, m.size(), m); },
@@ -397,6 +397,14 @@ TYPED_TEST(unified_kernels, sizes_that_wrapped_and_short_results_are_rejected) {
   expect_argument_error(
       [&] { run_kernel_row_reduction(this->exec, element, TESSERA_KERNEL_REDUCE_SUM(float), x, 0, m.size(), m); },
       "result stride 0");
+  // (5 - 1) * 2^62 wraps to 0 in size_t: the results' extent looked like one element (issue 15).
+  const dense<float> five(this->exec, dim<2>{5, 4});
+  expect_argument_error(
+      [&] {
+        run_kernel_row_reduction(this->exec, element, TESSERA_KERNEL_REDUCE_SUM(float), x, std::size_t{1} << 62,
+                                 five.size(), five);
+      },
+      "(rows - 1) * result stride = 4 * 4611686018427387904 overflows");
   array<float> none(this->exec, 0);
   expect_argument_error([&] { run_kernel_reduction(this->exec, term, TESSERA_KERNEL_REDUCE_SUM(float), none, 4, x); },
                         "has 0 elements");

@@ -631,9 +631,8 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
     for (const auto* path : {&opt.json_path, &opt.csv_path})
       if (!path->empty()) runtime::check_writable(*path);
     devices = runtime::list_devices();
-    const auto& device = runtime::select_device(
-        opt.device.empty() ? (std::getenv("TESSERA_DEVICE") ? std::getenv("TESSERA_DEVICE") : "") : opt.device,
-        devices);
+    const auto request = runtime::device_request_from("--device", opt.device);
+    const auto& device = runtime::select_device(request.spec, devices, request.source);
     // The problems: the suite's shapes, or --m --n --k --batch for each transpose pair.
     std::vector<suite_shape> jobs;
     if (opt.shapes_paths.empty()) {

@@ -4,10 +4,17 @@
 //   tessera-tile run prog.tile --in A=a.npy --in B=b.npy --out C=c.npy [--emit opencl] [--reference]
 //   tessera-tile emit prog.tile --in A=a.npy --in B=b.npy        (print the kernels, run nothing)
 //
-// Errors print as "prog.tile:line:column: message" and exit with status 1.
+// Errors print as "prog.tile:line:column: message" and exit with status 1. Outputs are written
+// whole or not at all (runtime::write_file_atomically), after every --out path was checked.
 #include <tessera/tile/tile.hpp>
 #include <tessera/tile/npy.hpp>
+#include <tessera/runtime/atomic_file.hpp>
 
+#include "../standard_output.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -25,8 +32,10 @@ struct usage_error : std::runtime_error {
 };
 
 std::string read_source(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw usage_error(fmt::format("{}: is a directory, not a Tile file", path));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error(fmt::format("{}: cannot open the file", path));
+  if (!in) throw usage_error(fmt::format("{}: cannot open the file ({})", path, std::strerror(errno)));
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
@@ -141,17 +150,19 @@ int main(int argc, char** argv) {
     if (check->parsed()) {
       std::cout << fmt::format("{}: ok ({} input(s), {} output(s), {} statement(s))\n", path, f.checked().inputs.size(),
                                f.checked().outputs.size(), f.checked().statements.size());
-      return 0;
+      return tessera::tools::flush_standard_output("tessera-tile", 0);
     }
     const loaded_inputs in = load_inputs(f.checked(), parse_bindings(in_items, "--in"), dtype);
     if (emit_cmd->parsed() || emit == "opencl") print_kernels(f, in);
-    if (emit_cmd->parsed()) return 0;
+    if (emit_cmd->parsed()) return tessera::tools::flush_standard_output("tessera-tile", 0);
 
     const auto outputs = parse_bindings(out_items, "--out");
     for (const auto& [name, file] : outputs) {
       const auto& outs = f.checked().outputs;
       if (std::none_of(outs.begin(), outs.end(), [&](std::size_t id) { return f.checked().tensors[id].name == name; }))
         throw usage_error(fmt::format("--out {}: the function has no output named '{}'", name, name));
+      // A missing folder or a directory fails now, not after the run.
+      tessera::runtime::check_writable(file);
     }
     auto write = [&](const auto& results) {
       for (std::size_t i = 0; i < results.size(); ++i) {
@@ -169,9 +180,11 @@ int main(int argc, char** argv) {
     };
     if (in.type == tile::element_type::float32) write(execute<float>(f, in.arrays, reference));
     else write(execute<double>(f, in.arrays, reference));
-    return 0;
+    return tessera::tools::flush_standard_output("tessera-tile", 0);
   } catch (const tile::error& e) {
     std::cerr << fmt::format("{}:{}\n", path, e.what());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tessera-tile: out of host memory: a tensor of the program is too large for this machine\n";
   } catch (const std::exception& e) {
     std::cerr << fmt::format("tessera-tile: {}\n", e.what());
   }

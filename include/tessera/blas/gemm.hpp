@@ -6,7 +6,9 @@
 // argument), picks a kernel configuration from the defaults table for the device and the
 // problem (gemm_defaults.hpp) unless one is given, checks it against the device's limits,
 // builds the kernel once (kept in a runtime::kernel_cache) and launches it on the context's
-// queue. The call returns without waiting; the event completes when C is written.
+// queue. The call returns without waiting; the event completes when C is written, and it
+// covers every launch of the call (a batch beyond 65535 work-groups takes several):
+// runtime::elapsed_seconds on it spans them all (runtime/covering_event.hpp).
 #include <cstddef>
 #include <span>
 #include <string>

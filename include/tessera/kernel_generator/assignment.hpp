@@ -27,6 +27,7 @@
 #include <tessera/kernel_generator/kernel_cache.hpp>
 #include <tessera/kernel_generator/skeletons.hpp>
 #include <tessera/kernel_generator/targets.hpp>
+#include <tessera/runtime/covering_event.hpp>
 #include <tessera/runtime/device.hpp>
 
 namespace tessera::kernel_generator {
@@ -59,11 +60,11 @@ cl::Event evaluate_through_temporaries(const std::tuple<Targets...>& targets,
                                        std::index_sequence<K...>) {
   std::tuple<matrix<target_value_t<Targets>>...> temporaries{
       matrix<target_value_t<Targets>>(result.rows, result.cols, matrix_view::entire, ctx)...};
-  assign(std::tuple<load_<matrix<target_value_t<Targets>>&>...>(
-             load_<matrix<target_value_t<Targets>>&>(std::get<K>(temporaries))...),
-         expressions, request);
+  const cl::Event first = assign(std::tuple<load_<matrix<target_value_t<Targets>>&>...>(
+                                     load_<matrix<target_value_t<Targets>>&>(std::get<K>(temporaries))...),
+                                 expressions, request);
   (std::get<K>(targets).assign_temporary(std::move(std::get<K>(temporaries))), ...);
-  return enqueue_marker(ctx);
+  return runtime::covering_event(ctx, first);  // the kernel and the copies into blocks
 }
 
 /// results() whose expressions differ in shape, where matmuls are involved
@@ -79,6 +80,7 @@ cl::Event evaluate_separately(const std::tuple<Targets...>& targets, const std::
   if (accesses.writes_twice())
     throw argument_error("results: one matrix is the target of two results (or two blocks of it are)");
   const producers_release release{accesses.producers()};
+  const cl::Event start = runtime::start_marker(ctx);  // the GEMMs keep their own events
   materialize_producers(accesses.producers(), ctx);
   [&]<std::size_t... K>(std::index_sequence<K...>) {
     if (accesses.reads_a_target()) {
@@ -92,7 +94,7 @@ cl::Event evaluate_separately(const std::tuple<Targets...>& targets, const std::
        ...);
     }
   }(std::index_sequence_for<Targets...>{});
-  return enqueue_marker(ctx);
+  return runtime::covering_event(ctx, start);
 }
 
 /// evaluate_all, with what request asks of a fused GEMM.

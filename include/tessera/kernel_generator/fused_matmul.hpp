@@ -17,6 +17,7 @@
 #include <tessera/kernel_generator/matmul.hpp>
 #include <tessera/kernel_generator/skeletons.hpp>
 #include <tessera/kernel_generator/targets.hpp>
+#include <tessera/runtime/covering_event.hpp>
 
 namespace tessera::kernel_generator {
 
@@ -110,8 +111,10 @@ cl::Event evaluate_with_producers(const std::tuple<Targets...>& targets, const s
                                                        static_cast<std::size_t>(row + col * ldc), ldc, request.params});
   }
   const producers_release release{producers};
+  const cl::Event start = runtime::start_marker(ctx);  // the GEMMs keep their own events
   materialize_producers(producers, ctx);
-  return launch_elementwise_assignment<Key>(targets, expressions, result, ctx);
+  launch_elementwise_assignment<Key>(targets, expressions, result, ctx);
+  return runtime::covering_event(ctx, start);
 }
 
 }  // namespace detail

@@ -2,6 +2,7 @@
 // Device memory. A zero-byte buffer owns no OpenCL object (OpenCL forbids empty buffers).
 #include <cstddef>
 
+#include <tessera/runtime/checked_size.hpp>
 #include <tessera/runtime/context.hpp>
 #include <tessera/runtime/opencl.hpp>
 
@@ -31,8 +32,5 @@ class device_buffer {
   cl::Buffer handle_;
   std::size_t bytes_ = 0;
 };
-
-/// count * element_size, throwing out_of_memory_error if it overflows.
-std::size_t checked_bytes(std::size_t count, std::size_t element_size, const char* what);
 
 }  // namespace tessera::runtime

@@ -1,6 +1,8 @@
 #pragma once
 // A device with its context, one in-order profiling queue and its program cache.
 // OpenCL's API is thread-safe for these objects, so a context is shared by threads.
+// Every queue is finished before the process exits (also when main returns with work still
+// queued), so that no driver thread runs while the driver is being unloaded.
 #include <memory>
 
 #include <tessera/runtime/device.hpp>
@@ -16,6 +18,8 @@ class context {
   context(device_info device, std::optional<std::filesystem::path> disk_cache_directory);
   context(const context&) = delete;
   context& operator=(const context&) = delete;
+  /// Waits for the queue's work: nothing tessera enqueued outlives its context.
+  ~context();
 
   /// The process-wide context on the device TESSERA_DEVICE selects (made on first use).
   static context& get();

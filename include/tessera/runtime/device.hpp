@@ -42,8 +42,20 @@ std::vector<device_info> list_devices();
 
 /// Picks a device by specification: "" (default: the first GPU, else the first CPU,
 /// else the first device), "gpu", "cpu", "P:D", or a case-insensitive substring of the
-/// device name. Throws device_selection_error listing the devices when nothing matches.
-const device_info& select_device(std::string_view spec, const std::vector<device_info>& devices);
+/// device name. Throws device_selection_error listing the devices when nothing matches,
+/// naming source, where the specification came from ("TESSERA_DEVICE", "--device").
+const device_info& select_device(std::string_view spec, const std::vector<device_info>& devices,
+                                 std::string_view source = "TESSERA_DEVICE");
+
+/// A device specification and where it came from, so that errors blame the right one.
+struct device_request {
+  std::string spec;
+  std::string source;  // "--device", "TESSERA_DEVICE"
+};
+
+/// A tool's device option (option_value of option_name, e.g. "--device") when given, else
+/// TESSERA_DEVICE.
+device_request device_request_from(std::string_view option_name, std::string_view option_value);
 
 /// select_device with the value of TESSERA_DEVICE over list_devices().
 device_info select_device_from_environment();

@@ -127,7 +127,8 @@ class kernel {
 /// Kernels enqueued through runtime::kernel so far, by every front door (tests count launches).
 std::size_t kernels_enqueued();
 
-/// Seconds between an event's start and end (queues have profiling enabled).
+/// Seconds between an event's start and end (queues have profiling enabled); for an event a
+/// call returned, from its first command's start to its last one's end (covering_event.hpp).
 double elapsed_seconds(const cl::Event& event);
 
 }  // namespace tessera::runtime

@@ -1,6 +1,8 @@
 #pragma once
 #include <tessera/runtime/buffer.hpp>
+#include <tessera/runtime/checked_size.hpp>
 #include <tessera/runtime/context.hpp>
+#include <tessera/runtime/covering_event.hpp>
 #include <tessera/runtime/device.hpp>
 #include <tessera/runtime/embedded_sources.hpp>
 #include <tessera/runtime/error.hpp>

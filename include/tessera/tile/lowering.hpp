@@ -49,6 +49,11 @@ struct lowering_options {
   /// Outputs each work item of a contraction computes along the output's last axis, where
   /// the loop bounds do not depend on that axis (register blocking); 1 disables it.
   int register_block = 4;
+  /// Operations (nodes of the statements' expressions) fused into one kernel at most: a
+  /// driver's compile time and memory grow faster than a kernel's size (a 0.5 MB program fused
+  /// into one kernel took PoCL 71 s and 730 MB), so longer runs of elementwise statements are
+  /// split into several kernels, their intermediates kept in memory.
+  std::size_t max_fused_operations = 2048;
 };
 
 struct lowered_program {

@@ -32,7 +32,8 @@ npy_array read_npy(const std::filesystem::path& path);
 /// Parses .npy bytes; path only names the source in errors.
 npy_array parse_npy(const std::string& bytes, const std::filesystem::path& path = "<memory>");
 
-/// Writes values (row-major) as a C-order .npy of the given type (format 1.0).
+/// Writes values (row-major) as a C-order .npy of the given type (format 1.0), atomically
+/// (runtime::write_file_atomically): throws runtime::file_error naming the path.
 void write_npy(const std::filesystem::path& path, const shape& dims, const std::vector<double>& values,
                element_type type);
 std::string format_npy(const shape& dims, const std::vector<double>& values, element_type type);

@@ -6,8 +6,16 @@
 
 namespace tessera::tile {
 
-/// Expressions nested deeper than this are refused (a syntax_error, not a stack overflow).
+/// Expressions nested deeper than this (parentheses, calls, indices, unary operators,
+/// conditionals) are refused: a syntax_error, not a stack overflow of the parser.
 inline constexpr int max_nesting_depth = 200;
+
+/// A flat chain of binary operators (`A + A + ... + A`) is not nesting, but its syntax tree is
+/// as tall as the chain is long and every later walk of the tree recurses along it: trees
+/// taller than this are refused too. The bound keeps the deepest walk (the lowering's emitter)
+/// within an 8 MB stack with room to spare under AddressSanitizer, whose frames are the
+/// largest (it overflowed at 2000).
+inline constexpr int max_expression_height = 1000;
 
 /// The syntax tree of source. Throws syntax_error with the line and column of the first
 /// problem; nothing is checked beyond the grammar (see check()).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <tessera/runtime/checked_size.hpp>
 #include <tessera/runtime/error.hpp>
 #include <tessera/unified/array.hpp>
 #include <tessera/unified/dim.hpp>
@@ -68,10 +69,9 @@ class dense {
     return stride;
   }
   static std::size_t storage_size(dim<2> size, std::size_t stride) {
-    if (size[0] != 0 && stride > static_cast<std::size_t>(-1) / size[0])
-      throw runtime::argument_error("dense: " + std::to_string(size[0]) + " rows of stride " +
-                                    std::to_string(stride) + " overflow the address space");
-    return size[0] * stride;
+    return static_cast<std::size_t>(runtime::checked_product(runtime::checked_size(size[0], "rows", "dense"),
+                                                             runtime::checked_size(stride, "stride", "dense"),
+                                                             "rows x stride", "dense"));
   }
 
   dim<2> size_;

@@ -28,6 +28,7 @@
 
 #include <omp.h>
 
+#include <tessera/runtime/checked_size.hpp>
 #include <tessera/runtime/error.hpp>
 #include <tessera/runtime/kernel.hpp>
 #include <tessera/unified/launch_checks.hpp>
@@ -303,7 +304,12 @@ void run_kernel_row_reduction(const std::shared_ptr<Exec>& exec, Fn, Op, Finaliz
   detail::checked_elements(launch.operation, size);
   const std::int64_t stride = detail::checked_extent(launch.operation, result_stride);
   if (stride < 1) throw argument_error("run_kernel_row_reduction: result stride 0");
-  if (size[0] > 0) detail::check_result(launch.operation, result.size(), (size[0] - 1) * result_stride + 1);
+  if (size[0] > 0)
+    detail::check_result(launch.operation, result.size(),
+                         static_cast<std::size_t>(runtime::checked_sum(
+                             runtime::checked_product(static_cast<std::int64_t>(size[0]) - 1, stride,
+                                                      "(rows - 1) * result stride", launch.operation),
+                             1, "the result's extent", launch.operation)));
   detail::dispatch(exec, launch.operation, [&](const auto& e) {
     detail::row_reduce<Fn, Op, Finalize>(e, identity, result, stride, size, launch, args...);
   });

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The tests under sanitizers, each in a build tree of its own, with only what the run needs
+# (no benchmarks, the CI tuning set):
+#
+#   scripts/test-sanitizers.sh address   ASan + UBSan (build-asan/): every area's tests but
+#                                        the slow and fuzz labels and the ones that only build
+#   scripts/test-sanitizers.sh thread    TSan (build-tsan/): the concurrency tests (program
+#                                        cache, kernel caches, threads sharing kernels)
+#
+# A report fails the run. PoCL's own leaks and races are suppressed, each by name, in
+# scripts/sanitizers/*.supp (see the reasons there); tessera's never are.
+# TESSERA_SANITIZER_BUILD_DIR overrides the build tree.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:-}
+supp=$root/scripts/sanitizers
+case "$mode" in
+  address)
+    flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+    build=${TESSERA_SANITIZER_BUILD_DIR:-$root/build-asan}
+    # Every area's test executables and the tools their tests run; not the slow suites, the
+    # benchmarks or the full tuners (the tests run the _ci ones): the build is most of CI's time.
+    targets=(tessera_runtime_tests tessera_cache_probe tessera_exit_probe tessera_codegen_tests
+             tessera_kernel_generator_tests tessera_blas_tests tessera_fused_gemm_tests
+             tessera_unified_tests tile_tests tile_cli_tests tessera-tile tessera_info_tests
+             tessera-info tessera_baselines_tests tessera_auto_tuner_tests tune_nn_ci tune_nt_ci
+             tune_tn_ci tune_all_ci tune_replay)
+    # Not run: the slow and fuzz labels (and the placeholders of the slow suites left unbuilt),
+    # the install test (it builds a tree of its own) and the tests that only run the compiler.
+    tests=(-LE "slow|fuzz"
+           -E "^install\.|compile_fail|typed_config_compiles_only_when_valid|rules_agree_with_the_compiler|^(tessera_blas_slow_tests|tessera_unified_cg_tests)_NOT_BUILT$")
+    # intercept_tls_get_addr=0: with it, GCC 12's LeakSanitizer reads a garbage dynamic-TLS block
+    # of the driver's libraries on glibc 2.36 and its tracer crashes (signal 11) at exit.
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0:strict_string_checks=1:intercept_tls_get_addr=0"
+    export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+    export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
+    ;;
+  thread)
+    flags="-fsanitize=thread"
+    build=${TESSERA_SANITIZER_BUILD_DIR:-$root/build-tsan}
+    targets=(tessera_runtime_tests tessera_cache_probe tessera_exit_probe tessera_unified_tests
+             tessera_kernel_generator_tests)
+    # Tests where threads (or processes) share a cache, a kernel or a queue.
+    tests=(-R "ProgramCache|KernelCache\.|KernelLaunch\.SeveralThreads|covering_event|runtime_exit|unified_tracing\.traces_on_several_threads|KernelGeneratorCache")
+    export TSAN_OPTIONS="suppressions=$supp/tsan.supp:halt_on_error=1:second_deadlock_stack=1:print_suppressions=0"
+    ;;
+  *)
+    echo "usage: $0 address|thread" >&2
+    exit 2
+    ;;
+esac
+
+"$root/scripts/install-deps.sh"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUNING_TARGET=CI -DTESSERA_BUILD_BENCHMARKS=OFF \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 $flags" "-DCMAKE_EXE_LINKER_FLAGS=$flags" \
+  "-DCMAKE_SHARED_LINKER_FLAGS=$flags" >/dev/null
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "${tests[@]}"
