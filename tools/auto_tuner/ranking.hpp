@@ -24,8 +24,9 @@ using measure_again = std::function<std::pair<double, double>(std::size_t suspec
 /// above twice the best ok configuration of the run (the default's included). Such a row is a
 /// failed measurement: its reason gives both figures; it is never ranked. When `again` is given,
 /// a baseline above twice the best configuration is measured once more, interleaved with that
-/// configuration, and failed only if the second look disagrees with the first (less than half
-/// the first claim, or above peak): a library confirmed to be that much faster at the shape is
+/// configuration, and failed only if the second look disagrees with the first (it puts the
+/// baseline less than half as far ahead of the configuration, or above peak): a library
+/// confirmed to be that much faster at the shape is
 /// kept, since it is what the tuner has to beat. The second rule is for the libraries whose
 /// calls the tuner does not see into (CLBlast's returned event once covered only its last
 /// kernel); tessera's own configurations are all timed alike, and one may well be several times
