@@ -24,7 +24,7 @@ case "$mode" in
              tessera_kernel_generator_tests tessera_blas_tests tessera_fused_gemm_tests
              tessera_unified_tests tile_tests tile_cli_tests tessera-tile tessera_info_tests
              tessera-info tessera_baselines_tests tessera_auto_tuner_tests tune_nn_ci tune_nt_ci
-             tune_tn_ci tune_all_ci tune_replay)
+             tune_tn_ci tune_all_ci tune_replay tessera_gemm_round_trip)
     # Not run: the slow and fuzz labels (and the placeholders of the slow suites left unbuilt),
     # the install test (it builds a tree of its own) and the tests that only run the compiler.
     tests=(-LE "slow|fuzz"
