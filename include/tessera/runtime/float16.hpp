@@ -73,37 +73,27 @@ constexpr float bfloat16_bits_to_float(std::uint16_t bits) {
 
 }  // namespace detail
 
+/// A 16-bit floating-point value in storage: the bits, converted from float by
+/// `to_bits` (round to nearest, ties to even) and back by `to_float`. Equality is bitwise.
+template <std::uint16_t (*to_bits)(float), float (*to_float)(std::uint16_t)>
+struct storage16 {
+  std::uint16_t bits = 0;
+
+  constexpr storage16() = default;
+  constexpr explicit storage16(float value) : bits(to_bits(value)) {}
+  constexpr explicit operator float() const { return to_float(bits); }
+  static constexpr storage16 from_bits(std::uint16_t b) {
+    storage16 h;
+    h.bits = b;
+    return h;
+  }
+  friend constexpr bool operator==(storage16, storage16) = default;
+};
+
 /// IEEE 754 binary16: 1 sign, 5 exponent, 10 mantissa bits.
-struct float16 {
-  std::uint16_t bits = 0;
-
-  constexpr float16() = default;
-  /// Rounds to nearest, ties to even.
-  constexpr explicit float16(float value) : bits(detail::float_to_float16_bits(value)) {}
-  constexpr explicit operator float() const { return detail::float16_bits_to_float(bits); }
-  static constexpr float16 from_bits(std::uint16_t b) {
-    float16 h;
-    h.bits = b;
-    return h;
-  }
-  friend constexpr bool operator==(float16, float16) = default;  // bitwise
-};
-
+using float16 = storage16<detail::float_to_float16_bits, detail::float16_bits_to_float>;
 /// bfloat16: float's sign and 8 exponent bits, 7 mantissa bits.
-struct bfloat16 {
-  std::uint16_t bits = 0;
-
-  constexpr bfloat16() = default;
-  /// Rounds to nearest, ties to even.
-  constexpr explicit bfloat16(float value) : bits(detail::float_to_bfloat16_bits(value)) {}
-  constexpr explicit operator float() const { return detail::bfloat16_bits_to_float(bits); }
-  static constexpr bfloat16 from_bits(std::uint16_t b) {
-    bfloat16 h;
-    h.bits = b;
-    return h;
-  }
-  friend constexpr bool operator==(bfloat16, bfloat16) = default;  // bitwise
-};
+using bfloat16 = storage16<detail::float_to_bfloat16_bits, detail::bfloat16_bits_to_float>;
 
 static_assert(sizeof(float16) == 2 && sizeof(bfloat16) == 2, "16-bit storage types must be 2 bytes");
 
