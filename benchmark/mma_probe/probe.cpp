@@ -2,8 +2,7 @@
 // mma f16/bf16), how much local memory a work-group may really take, the mma.sync peak, and a
 // prototype TF32 GEMM (column-major NN, tile multiples only). See NOTES.md; run.sh runs it all.
 // g++ -O2 -std=c++17 probe.cpp -lOpenCL -o probe && ./probe MODE|kernel.cl [variant]
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#include "probe_opencl.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -17,19 +16,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-static cl_context ctx;
-static cl_command_queue q;
-static cl_device_id dev;
-
-#define CHECK(x)                                                            \
-  do {                                                                      \
-    cl_int e_ = (x);                                                        \
-    if (e_ != CL_SUCCESS) {                                                 \
-      std::printf("%s:%d: %s = %d\n", __FILE__, __LINE__, #x, (int)e_);     \
-      std::exit(1);                                                         \
-    }                                                                       \
-  } while (0)
 
 static cl_program build(const std::string& src, const std::string& opts, bool quiet = false) {
   const char* s = src.c_str();
@@ -366,27 +352,10 @@ static void run_gemm(const std::string& src, const std::string& opts, int M, int
 }
 
 int main(int argc, char** argv) {
-  cl_platform_id plats[8];
-  cl_uint np = 0;
-  CHECK(clGetPlatformIDs(8, plats, &np));
-  bool found = false;
-  for (cl_uint i = 0; i < np && !found; ++i)
-    if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_GPU, 1, &dev, nullptr) == CL_SUCCESS) found = true;
-  if (!found) {
-    std::printf("no GPU\n");
-    return 1;
-  }
-  char name[256];
-  clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, nullptr);
+  if (!open_first_gpu()) return 1;
   cl_ulong lmem;
   clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, 8, &lmem, nullptr);
-  std::printf("device %s, local memory %llu\n", name, (unsigned long long)lmem);
-  cl_int e;
-  ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &e);
-  CHECK(e);
-  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-  q = clCreateCommandQueueWithProperties(ctx, dev, props, &e);
-  CHECK(e);
+  std::printf("device %s, local memory %llu\n", device_name().c_str(), (unsigned long long)lmem);
   if (argc < 2) return 0;
   const std::string mode = argv[1];
   if (mode.size() < 3 || mode.substr(mode.size() - 3) != ".cl") {

@@ -1,10 +1,11 @@
 // Exploration (issue 13): builds mma_gemm.cl for each variant given on the command line (or one per
 // line on stdin), runs it on fresh random data at tile-multiple sizes and prints time, TFLOP/s and
 // the error against an FP64 reference of the values the kernel was given.
-//   g++ -O2 -std=c++17 sweep.cpp -lOpenCL -o sweep
+//   g++ -O2 -std=c++20 -Iinclude sweep.cpp -lOpenCL -o sweep   (from the repository root)
 //   ./sweep mma_gemm.cl "elem=1 ta=0 tb=0 bm=128 bn=256 bk=32 wm=64 wn=64 st=3 group=8 m=8192 n=8192 k=8192"
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#include "probe_opencl.hpp"
+
+#include <tessera/runtime/float16.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -18,53 +19,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-static cl_context ctx;
-static cl_command_queue q;
-static cl_device_id dev;
-
-#define CHECK(x)                                                        \
-  do {                                                                  \
-    cl_int e_ = (x);                                                    \
-    if (e_ != CL_SUCCESS) {                                             \
-      std::printf("%s:%d: %s = %d\n", __FILE__, __LINE__, #x, (int)e_); \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
-
-static unsigned short to_half(float f) {  // round to nearest even, normal range only (|f| <= 1 here)
-  unsigned u;
-  std::memcpy(&u, &f, 4);
-  const unsigned sign = (u >> 16) & 0x8000;
-  const int e = (int)((u >> 23) & 0xff) - 127;
-  if (e < -24) return (unsigned short)sign;
-  if (e < -14) {  // subnormal half
-    const float scaled = std::fabs(f) * 16777216.f;  // / 2^-24
-    return (unsigned short)(sign | (unsigned)std::nearbyint(scaled));
-  }
-  unsigned mant = u & 0x7fffff;
-  unsigned h = ((unsigned)(e + 15) << 10) | (mant >> 13);
-  const unsigned rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
-  return (unsigned short)(sign | h);
-}
-static float from_half(unsigned short h) {
-  const unsigned s = (h >> 15) & 1, e = (h >> 10) & 31, m = h & 1023;
-  const float v = e == 0 ? std::ldexp((float)m, -24) : std::ldexp((float)(m | 1024), (int)e - 25);
-  return s ? -v : v;
-}
-static unsigned short to_bf16(float f) {
-  unsigned u;
-  std::memcpy(&u, &f, 4);
-  u += 0x7fff + ((u >> 16) & 1);
-  return (unsigned short)(u >> 16);
-}
-static float from_bf16(unsigned short b) {
-  unsigned u = (unsigned)b << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 struct variant {
   std::map<std::string, int> v{{"elem", 0}, {"ta", 0}, {"tb", 0}, {"bm", 128}, {"bn", 128}, {"bk", 32},
@@ -118,8 +72,9 @@ static problem& get_problem(const variant& v) {
       std::vector<unsigned short> bits(values.size());
       for (size_t i = 0; i < values.size(); ++i) {
         const float x = dist(rng);
-        bits[i] = p.elem == 1 ? to_half(x) : to_bf16(x);
-        values[i] = p.elem == 1 ? from_half(bits[i]) : from_bf16(bits[i]);
+        using tessera::runtime::bfloat16, tessera::runtime::float16;
+        bits[i] = p.elem == 1 ? float16(x).bits : bfloat16(x).bits;
+        values[i] = p.elem == 1 ? float(float16::from_bits(bits[i])) : float(bfloat16::from_bits(bits[i]));
       }
       buffer = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bits.size() * 2, bits.data(), &e);
     }
@@ -238,25 +193,8 @@ int main(int argc, char** argv) {
     std::printf("usage: sweep kernel.cl [variant...] (or variants on stdin)\n");
     return 2;
   }
-  cl_platform_id plats[8];
-  cl_uint np = 0;
-  CHECK(clGetPlatformIDs(8, plats, &np));
-  bool found = false;
-  for (cl_uint i = 0; i < np && !found; ++i)
-    if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_GPU, 1, &dev, nullptr) == CL_SUCCESS) found = true;
-  if (!found) {
-    std::printf("no GPU\n");
-    return 1;
-  }
-  char name[256];
-  clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, nullptr);
-  std::printf("device %s\n", name);
-  cl_int e;
-  ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &e);
-  CHECK(e);
-  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-  q = clCreateCommandQueueWithProperties(ctx, dev, props, &e);
-  CHECK(e);
+  if (!open_first_gpu()) return 1;
+  std::printf("device %s\n", device_name().c_str());
   std::ifstream f(argv[1]);
   std::stringstream ss;
   ss << f.rdbuf();
