@@ -9,6 +9,9 @@
 #   kernel_generator  kernel-generator tests, then the fusion benchmark up to 2^28 floats
 #   tile              Tile tests on the GPU, then the convolution and matrix-product benchmarks
 #   unified           unified-kernel tests on the GPU, then bench_unified
+#   reductions        kernel-generator and unified tests on the GPU, then bench_kernel_generator_reductions
+#                     at 2^24 and 2^26 floats (TESSERA_BENCH_LARGE=1): reductions.json, its table
+#                     (reductions_table.py) in the log; bench_unified is built for a later step
 #   tune              tune_all, every NVIDIA_GPU configuration at 4096^3 (about 5 minutes)
 #   tune-budget       tune_all at 4096^3 with --budget (a fifth of the configurations)
 #   tune-8192         tune_all at 8192^3 with --budget 24
@@ -35,7 +38,7 @@ build=${TESSERA_GPU_BUILD:-/tmp/tessera-gpu-build}
 jobs=$(nproc)
 export TESSERA_DEVICE=${TESSERA_DEVICE:-gpu} TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-/tmp/tessera-gpu-cache}
 mkdir -p "$out"
-usage() { grep '^#' "$0" | sed -n '2,32p'; exit 2; }
+usage() { grep '^#' "$0" | sed -n '2,34p'; exit 2; }
 [ $# -gt 0 ] || usage
 [ $# -le 3 ] || { echo "gpu-run: at most three steps per call (8 files come back)"; exit 2; }
 
@@ -87,6 +90,17 @@ step_unified() {
   bench 300 benchmark/unified/bench_unified unified \
     --benchmark_filter='(opencl.*/(1048576|16777216|67108864))|(omp.*/(1048576|16777216|67108864))' \
     --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.05
+}
+
+step_reductions() {
+  targets tessera_kernel_generator_tests tessera_unified_tests bench_kernel_generator_reductions bench_unified || return 1
+  device_tests '^(KernelGenerator|unified_kernels|unified_tracing|kernel_semantics|reduction_layout)' 300
+  local tests=$?
+  TESSERA_BENCH_LARGE=1 bench 240 benchmark/kernel_generator/bench_kernel_generator_reductions reductions \
+    --benchmark_min_time=0.2
+  local status=$?
+  python3 benchmark/kernel_generator/reductions_table.py "$out/reductions.json" || status=1
+  [ $tests -eq 0 ] && [ $status -eq 0 ]
 }
 
 tune_all() {  # tune_all STEP ARGS...
