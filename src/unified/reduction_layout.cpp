@@ -7,18 +7,21 @@ namespace tessera::unified {
 
 namespace {
 
+thread_local const runtime::device_info* overriding_device = nullptr;
+
 std::size_t ceil_div(std::size_t a, std::size_t b) { return a / b + (a % b != 0); }
 
-// Enough work-groups to keep every compute unit busy: a GPU hides memory latency with
-// several resident groups per unit; a CPU device runs one group per core at a time.
-std::size_t target_groups(const runtime::device_info& device) {
-  const std::size_t units = std::max<std::size_t>(device.compute_units, 1);
-  return device.type == runtime::device_type::gpu ? 8 * units : 4 * units;
-}
+bool is_cpu(const runtime::device_info& device) { return device.type == runtime::device_type::cpu; }
+
+// Terms a GPU lane takes of a short row at least: fewer lanes per row, shorter trees.
+constexpr std::size_t min_terms_per_lane = 8;
+// A CPU device sweeps a column reduction along rows from this many columns on; narrower
+// matrices give each item a contiguous block of rows of its column instead.
+constexpr std::size_t min_sweep_columns = 64;
 
 // `items` work-items share `length` terms.
 void share_terms(reduction_layout& out, const runtime::device_info& device, std::size_t items, std::size_t length) {
-  if (device.type == runtime::device_type::cpu) {
+  if (is_cpu(device)) {
     out.chunk = std::max<std::size_t>(ceil_div(length, items), 1);
     out.span = out.chunk;
     out.step = 1;
@@ -29,7 +32,40 @@ void share_terms(reduction_layout& out, const runtime::device_info& device, std:
   }
 }
 
+// Parts per output when `groups` groups cover the outputs and each output has `length` terms
+// that `per_part` items read: enough to fill the device. A GPU rounds down, so that the groups
+// fit in one wave of resident groups (a second, mostly empty wave would cost as much as the
+// first); a CPU device rounds up.
+std::size_t parts_for(const runtime::device_info& device, std::size_t groups, std::size_t length,
+                      std::size_t per_part) {
+  const std::size_t target = target_groups(device);
+  if (groups == 0 || groups >= target || length <= per_part) return 1;
+  const std::size_t wanted = is_cpu(device) ? ceil_div(target, groups) : target / groups;
+  return std::clamp<std::size_t>(wanted, 1, ceil_div(length, per_part));
+}
+
+// Work-items per output in the finishing pass: about four parts each.
+std::size_t final_lanes_for(std::size_t parts, std::size_t local) {
+  return std::clamp<std::size_t>(std::bit_floor(std::max<std::size_t>(parts / 4, 1)), 1, local);
+}
+
 }  // namespace
+
+const runtime::device_info& layout_device(const runtime::device_info& actual) {
+  return overriding_device != nullptr ? *overriding_device : actual;
+}
+
+layout_device_override::layout_device_override(const runtime::device_info& device)
+    : device_(device), previous_(overriding_device) {
+  overriding_device = &device_;
+}
+
+layout_device_override::~layout_device_override() { overriding_device = previous_; }
+
+std::size_t target_groups(const runtime::device_info& device) {
+  const std::size_t units = std::max<std::size_t>(device.compute_units, 1);
+  return device.type == runtime::device_type::gpu ? 8 * units : 4 * units;
+}
 
 reduction_layout full_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t n) {
   reduction_layout out;
@@ -44,13 +80,20 @@ reduction_layout row_reduction_layout(const runtime::device_info& device, std::s
                                       std::size_t cols) {
   reduction_layout out;
   out.local = local;
-  out.lanes = std::min(local, std::bit_ceil(std::max<std::size_t>(cols, 1)));
-  out.groups = ceil_div(rows, local / out.lanes);
-  const std::size_t target = target_groups(device);
-  if (out.groups > 0 && out.groups < target && cols > out.lanes)
-    out.parts = std::min(ceil_div(target, out.groups), ceil_div(cols, out.lanes));
+  if (is_cpu(device)) {
+    // One item per row (or row part), whole rows in a row: contiguous reads and no tree.
+    out.lanes = 1;
+    out.rows_per_item = std::max<std::size_t>(rows / (local * target_groups(device)), 1);
+    out.groups = ceil_div(rows, local * out.rows_per_item);
+    out.parts = parts_for(device, out.groups, cols, 1);
+  } else {
+    out.lanes = std::clamp<std::size_t>(std::bit_floor(std::max<std::size_t>(cols / min_terms_per_lane, 1)), 1, local);
+    out.groups = ceil_div(rows, local / out.lanes);
+    out.parts = parts_for(device, out.groups, cols, out.lanes);
+  }
   out.part_length = ceil_div(cols, out.parts);
   share_terms(out, device, out.lanes, out.part_length);
+  if (out.parts > 1) out.final_lanes = final_lanes_for(out.parts, local);
   return out;
 }
 
@@ -59,13 +102,21 @@ reduction_layout col_reduction_layout(const runtime::device_info& device, std::s
   reduction_layout out;
   out.local = local;
   out.lanes = std::min(local, std::bit_ceil(std::max<std::size_t>(cols, 1)));
-  const std::size_t row_lanes = local / out.lanes;
   out.groups = ceil_div(cols, out.lanes);
-  const std::size_t target = target_groups(device);
-  if (out.groups > 0 && out.groups < target && rows > row_lanes)
-    out.parts = std::min(ceil_div(target, out.groups), ceil_div(rows, row_lanes));
-  out.part_length = ceil_div(rows, out.parts);
-  share_terms(out, device, row_lanes, out.part_length);
+  if (is_cpu(device) && cols >= min_sweep_columns) {
+    out.sweep = true;
+    out.local = out.lanes;
+    out.parts = parts_for(device, out.groups, rows, 1);
+    out.part_length = ceil_div(rows, out.parts);
+    out.chunk = out.span = out.part_length;
+    out.step = 1;
+  } else {
+    const std::size_t row_lanes = local / out.lanes;
+    out.parts = parts_for(device, out.groups, rows, row_lanes);
+    out.part_length = ceil_div(rows, out.parts);
+    share_terms(out, device, row_lanes, out.part_length);
+  }
+  if (out.parts > 1) out.final_lanes = final_lanes_for(out.parts, local);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // CPU device (a block per item): every term is taken exactly once, whatever the sizes.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <vector>
 
 #include <tessera/unified/reduction_layout.hpp>
@@ -61,9 +62,100 @@ TEST(reduction_layout, row_and_column_parts_take_every_term_once) {
         for (std::size_t part = 0; part < col.parts; ++part) {
           const std::size_t begin = std::min(rows, part * col.part_length);
           const std::size_t length = std::min(rows, begin + col.part_length) - begin;
-          EXPECT_EQ(coverage(col, local / col.lanes, length), std::vector<int>(length, 1)) << rows << " x " << cols;
+          EXPECT_EQ(coverage(col, col.local / col.lanes, length), std::vector<int>(length, 1)) << rows << " x " << cols;
         }
       }
+}
+
+// The benchmark's shapes (issue 14), 2^24 and 2^26 floats: few outputs with long reductions,
+// many with short ones, 1 x N and N x 1.
+const std::vector<std::pair<std::size_t, std::size_t>> bandwidth_shapes = {
+    {4096, 4096}, {256, 65536}, {65536, 256}, {1, 1u << 24}, {1u << 24, 1},
+    {8192, 8192}, {1024, 65536}, {65536, 1024}, {1, 1u << 26}, {1u << 26, 1}};
+
+const rt::device_info h200 = device(rt::device_type::gpu, 132);
+const rt::device_info pocl = device(rt::device_type::cpu, 2);
+
+/// Work-groups of stage 1.
+std::size_t stage_one_groups(const reduction_layout& layout) { return layout.groups * layout.parts; }
+
+TEST(reduction_layout, a_gpu_gets_several_groups_per_compute_unit_for_every_shape) {
+  for (auto [rows, cols] : bandwidth_shapes) {
+    const auto row = row_reduction_layout(h200, 256, rows, cols);
+    const auto col = col_reduction_layout(h200, 256, rows, cols);
+    EXPECT_GE(stage_one_groups(row), 4u * 132) << "row reduction " << rows << " x " << cols;
+    EXPECT_GE(stage_one_groups(col), 4u * 132) << "column reduction " << rows << " x " << cols;
+    // Split outputs fit one wave of resident groups (8 per unit): a second wave would be mostly empty.
+    if (row.parts > 1) {
+      EXPECT_LE(stage_one_groups(row), 8u * 132) << rows << " x " << cols;
+    }
+    if (col.parts > 1) {
+      EXPECT_LE(stage_one_groups(col), 8u * 132) << rows << " x " << cols;
+    }
+  }
+  EXPECT_GE(full_reduction_layout(h200, 256, std::size_t{1} << 24).groups, 4u * 132);
+}
+
+TEST(reduction_layout, few_outputs_with_many_parts_get_a_wide_finishing_pass_on_a_gpu) {
+  const auto one_row = row_reduction_layout(h200, 256, 1, std::size_t{1} << 26);
+  EXPECT_GE(one_row.parts, 4u * 132);
+  EXPECT_GE(one_row.final_lanes * 8, one_row.parts);  // at most about eight partials per item
+  const auto one_col = col_reduction_layout(h200, 256, std::size_t{1} << 26, 1);
+  EXPECT_GE(one_col.parts, 4u * 132);
+  EXPECT_GE(one_col.final_lanes * 8, one_col.parts);
+  const auto tall = col_reduction_layout(h200, 256, 65536, 256);
+  EXPECT_GE(tall.final_lanes * 8, tall.parts);
+}
+
+TEST(reduction_layout, gpu_reads_are_coalesced) {
+  for (auto [rows, cols] : bandwidth_shapes) {
+    const auto row = row_reduction_layout(h200, 256, rows, cols);
+    // A row's lanes read neighbouring columns: at least a warp of them on rows of 256 or more.
+    EXPECT_EQ(row.chunk, 1u);
+    EXPECT_EQ(row.step, row.lanes);
+    if (cols >= 256) {
+      EXPECT_GE(row.lanes, 32u) << rows << " x " << cols;
+    }
+    // A column reduction's neighbouring items take neighbouring columns (all of them when
+    // there are fewer than a warp, then neighbouring rows).
+    const auto col = col_reduction_layout(h200, 256, rows, cols);
+    EXPECT_FALSE(col.sweep);
+    EXPECT_GE(col.lanes, std::min<std::size_t>(cols, 32)) << rows << " x " << cols;
+    EXPECT_EQ(col.chunk, 1u);
+    EXPECT_EQ(col.step, 256 / col.lanes);
+  }
+}
+
+TEST(reduction_layout, a_cpu_device_gets_contiguous_blocks_and_fills_its_cores) {
+  for (auto [rows, cols] : bandwidth_shapes) {
+    const auto row = row_reduction_layout(pocl, 256, rows, cols);
+    EXPECT_EQ(row.lanes, 1u);
+    EXPECT_EQ(row.step, 1u);
+    EXPECT_GE(stage_one_groups(row), 4u * 2) << rows << " x " << cols;
+    const auto col = col_reduction_layout(pocl, 256, rows, cols);
+    EXPECT_EQ(col.step, 1u);
+    EXPECT_EQ(col.sweep, cols >= 64) << rows << " x " << cols;
+    EXPECT_GE(stage_one_groups(col), 4u * 2) << rows << " x " << cols;
+  }
+}
+
+TEST(reduction_layout, outputs_with_one_part_need_no_finishing_pass) {
+  // Many outputs fill the device alone: stage 1 writes the results (a copy's traffic).
+  EXPECT_EQ(row_reduction_layout(h200, 256, std::size_t{1} << 24, 1).parts, 1u);
+  EXPECT_EQ(col_reduction_layout(h200, 256, 1, std::size_t{1} << 24).parts, 1u);
+  EXPECT_EQ(row_reduction_layout(pocl, 256, std::size_t{1} << 24, 1).parts, 1u);
+  EXPECT_EQ(col_reduction_layout(pocl, 256, 1, std::size_t{1} << 24).parts, 1u);
+}
+
+TEST(reduction_layout, an_override_changes_the_layout_device_on_this_thread_only_while_alive) {
+  const rt::device_info& actual = pocl;
+  EXPECT_EQ(&layout_device(actual), &actual);
+  {
+    layout_device_override gpu(h200);
+    EXPECT_EQ(layout_device(actual).type, rt::device_type::gpu);
+    EXPECT_EQ(layout_device(actual).compute_units, 132u);
+  }
+  EXPECT_EQ(&layout_device(actual), &actual);
 }
 
 }  // namespace

@@ -11,11 +11,13 @@
 // An empty reduction yields finalize(identity) (the identity for the macros below).
 //
 // OpenMP: each thread reduces a contiguous chunk, the chunks are combined in thread order.
-// OpenCL: two stages: work-groups write partial results, then a final pass combines them and
-// applies finalize. Both orders depend only on the sizes and the device (or thread count), so
+// OpenCL: work-groups write partial results, then a final pass combines them and applies
+// finalize; a row or column reduction whose outputs each fit one part finishes them in one
+// stage (reduction_layout.hpp says how the work is split for a GPU and a CPU device). Both orders depend only on the sizes and the device (or thread count), so
 // a reduction gives the same bits every time it runs there. op, finalize and fn must not
 // capture, like every kernel function.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -23,6 +25,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -165,7 +168,19 @@ void col_reduce(const omp_executor& exec, V identity, array<V>& result, dim<2> s
 
 struct full_reduction_kernel;
 struct row_reduction_kernel;
+struct row_block_kernel;
 struct col_reduction_kernel;
+struct col_sweep_kernel;
+struct final_per_output_kernel;
+
+/// The one kernel of Key on exec's context, traced by body the first time.
+template <typename Key, typename Body>
+const runtime::kernel& cached_kernel(const opencl_executor& exec, const char* kind, const std::type_info& function,
+                                     Body body) {
+  return cached_kernels<Key, 1>(exec, [&] {
+    return std::array{trace_kernel(exec.ctx(), program_name(kind, function), body)};
+  })[0];
+}
 
 template <bool TwoD, typename Fn, typename Op, typename Finalize, typename V, typename... Args>
 void reduce(const opencl_executor& exec, V identity, array<V>& result, std::int64_t n, std::int64_t cols,
@@ -180,82 +195,123 @@ void reduce(const opencl_executor& exec, V identity, array<V>& result, std::int6
                       trace_kernel(exec.ctx(), program_name("final pass", typeid(Finalize)),
                                    trace_final_scalar<Op, Finalize, V>)};
   });
-  const auto layout = full_reduction_layout(exec.ctx().device(), work_group_size(kernels[0]), static_cast<std::size_t>(n));
+  const auto layout = full_reduction_layout(layout_device(exec.ctx().device()), work_group_size(kernels[0]), static_cast<std::size_t>(n));
   auto workspace = exec.workspace(layout.groups * sizeof(V));
   const cl_mem partials = workspace.buffer->handle()();
   auto sizes = [&] {
-    if constexpr (TwoD) return std::tuple<std::int64_t, std::int64_t, V>(n, cols, identity);
-    else return std::tuple<std::int64_t, V>(n, identity);
+    if constexpr (TwoD) {
+      // The step of an item's index, in whole rows and remaining columns (cols is 0 only when n is).
+      const auto step = static_cast<std::int64_t>(layout.step);
+      return std::tuple(n, cols, cols > 0 ? step / cols : 0, cols > 0 ? step % cols : 0);
+    } else {
+      return std::tuple(n);
+    }
   }();
   enqueue(kernels[0], exec, runtime::launch_range::one_d(layout.groups * layout.local, layout.local),
-          std::tuple_cat(sizes, launch_values(launch, args...), std::tuple(partials), item_loop(layout)));
+          std::tuple_cat(sizes, item_loop(layout), std::tuple(identity), launch_values(launch, args...),
+                         std::tuple(partials)));
   const std::size_t final_local = work_group_size(kernels[1]);
   enqueue(kernels[1], exec, runtime::launch_range::one_d(final_local, final_local),
           std::tuple(static_cast<std::int64_t>(layout.groups), identity, partials, result.device_buffer().handle()()));
 }
 
-/// Stage 2 of row and column reductions.
+/// Partial results of a row or column reduction: a workspace when outputs have several parts;
+/// with one part, stage 1 writes the finished results and never touches it (the result buffer
+/// stands in for the parameter).
 template <typename V>
-void finish_per_output(const opencl_executor& exec, const runtime::kernel& k, std::size_t outputs,
-                       std::size_t parts, std::size_t output_step, std::size_t part_step, V identity, cl_mem partials,
+struct partial_results {
+  opencl_executor::workspace_lease workspace;
+  cl_mem buffer;
+  std::int64_t finish;
+  partial_results(const opencl_executor& exec, std::size_t outputs, std::size_t parts, const array<V>& result)
+      : workspace(parts > 1 ? exec.workspace(outputs * parts * sizeof(V)) : opencl_executor::workspace_lease{}),
+        buffer(parts > 1 ? workspace.buffer->handle()() : result.device_buffer().handle()()), finish(parts == 1) {}
+};
+
+/// Stage 2 of row and column reductions, when outputs have several parts.
+template <typename Op, typename Finalize, typename V>
+void finish_per_output(const opencl_executor& exec, std::size_t outputs, const reduction_layout& layout,
+                       std::size_t output_step, std::size_t part_step, V identity, cl_mem partials,
                        const array<V>& result, std::int64_t result_stride) {
+  using key = std::tuple<final_per_output_kernel, Op, Finalize, V>;
+  const auto& k = cached_kernel<key>(exec, "final pass", typeid(Finalize), trace_final_per_output<Op, Finalize, V>);
   const std::size_t local = work_group_size(k);
-  enqueue(k, exec, runtime::launch_range::one_d(runtime::round_up(outputs, local), local),
-          std::tuple(static_cast<std::int64_t>(outputs), static_cast<std::int64_t>(parts),
-                     static_cast<std::int64_t>(output_step), static_cast<std::int64_t>(part_step), identity, partials,
-                     result.device_buffer().handle()(), result_stride));
+  const std::size_t lanes = std::min(layout.final_lanes, local);
+  const std::size_t per_group = local / lanes;
+  enqueue(k, exec, runtime::launch_range::one_d(runtime::round_up(outputs, per_group) / per_group * local, local),
+          std::tuple(static_cast<std::int64_t>(outputs), static_cast<std::int64_t>(layout.parts),
+                     static_cast<std::int64_t>(output_step), static_cast<std::int64_t>(part_step),
+                     static_cast<std::int64_t>(lanes), static_cast<std::int64_t>(part_step == 1),
+                     identity, partials, result.device_buffer().handle()(), result_stride));
 }
 
 template <typename Fn, typename Op, typename Finalize, typename V, typename... Args>
 void row_reduce(const opencl_executor& exec, V identity, array<V>& result, std::int64_t stride, dim<2> size,
                 const host_launch& launch, Args&... args) {
   check_arguments(exec, launch, args..., result);
-  using key = std::tuple<row_reduction_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
-  const auto& kernels = cached_kernels<key, 2>(exec, [&] {
-    return std::array{trace_kernel(exec.ctx(), program_name("run_kernel_row_reduction", typeid(Fn)),
-                                   trace_row_partials<Fn, Op, V, Args...>),
-                      trace_kernel(exec.ctx(), program_name("final pass", typeid(Finalize)),
-                                   trace_final_per_output<Op, Finalize, V>)};
-  });
   const std::size_t rows = size[0], cols = size[1];
   if (rows == 0) return;
-  const auto layout = row_reduction_layout(exec.ctx().device(), work_group_size(kernels[0]), rows, cols);
-  auto workspace = exec.workspace(rows * layout.parts * sizeof(V));
-  const cl_mem partials = workspace.buffer->handle()();
-  enqueue(kernels[0], exec,
-          runtime::launch_range::two_d(layout.groups * layout.local, layout.parts, layout.local, 1),
-          std::tuple_cat(std::tuple(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols),
-                                    static_cast<std::int64_t>(layout.lanes), static_cast<std::int64_t>(layout.parts),
-                                    static_cast<std::int64_t>(layout.part_length), identity),
-                         launch_values(launch, args...),
-                         std::tuple(partials), item_loop(layout)));
-  finish_per_output(exec, kernels[1], rows, layout.parts, layout.parts, 1, identity, partials, result, stride);
+  using row_key = std::tuple<row_reduction_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
+  const auto& k = cached_kernel<row_key>(exec, "run_kernel_row_reduction", typeid(Fn),
+                                         trace_row_partials<Fn, Op, Finalize, V, Args...>);
+  const auto layout = row_reduction_layout(layout_device(exec.ctx().device()), work_group_size(k), rows, cols);
+  const partial_results<V> partials(exec, rows, layout.parts, result);
+  const auto common = std::tuple(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols));
+  const auto outputs = std::tuple(partials.buffer, result.device_buffer().handle()(), stride, partials.finish);
+  const auto range = runtime::launch_range::two_d(layout.groups * layout.local, layout.parts, layout.local, 1);
+  if (layout.lanes == 1) {  // one item per row: no tree
+    using block_key = std::tuple<row_block_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
+    const auto& blocks = cached_kernel<block_key>(exec, "run_kernel_row_reduction", typeid(Fn),
+                                                  trace_row_blocks<Fn, Op, Finalize, V, Args...>);
+    enqueue(blocks, exec, range,
+            std::tuple_cat(common,
+                           std::tuple(static_cast<std::int64_t>(layout.parts),
+                                      static_cast<std::int64_t>(layout.part_length),
+                                      static_cast<std::int64_t>(layout.rows_per_item), identity),
+                           launch_values(launch, args...), outputs));
+  } else {
+    enqueue(k, exec, range,
+            std::tuple_cat(common,
+                           std::tuple(static_cast<std::int64_t>(layout.lanes), static_cast<std::int64_t>(layout.parts),
+                                      static_cast<std::int64_t>(layout.part_length)),
+                           item_loop(layout), std::tuple(identity), launch_values(launch, args...), outputs));
+  }
+  if (layout.parts > 1)
+    finish_per_output<Op, Finalize>(exec, rows, layout, layout.parts, 1, identity, partials.buffer, result, stride);
 }
 
 template <typename Fn, typename Op, typename Finalize, typename V, typename... Args>
 void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2> size, const host_launch& launch,
                 Args&... args) {
   check_arguments(exec, launch, args..., result);
-  using key = std::tuple<col_reduction_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
-  const auto& kernels = cached_kernels<key, 2>(exec, [&] {
-    return std::array{trace_kernel(exec.ctx(), program_name("run_kernel_col_reduction", typeid(Fn)),
-                                   trace_col_partials<Fn, Op, V, Args...>),
-                      trace_kernel(exec.ctx(), program_name("final pass", typeid(Finalize)),
-                                   trace_final_per_output<Op, Finalize, V>)};
-  });
   const std::size_t rows = size[0], cols = size[1];
   if (cols == 0) return;
-  const auto layout = col_reduction_layout(exec.ctx().device(), work_group_size(kernels[0]), rows, cols);
-  auto workspace = exec.workspace(cols * layout.parts * sizeof(V));
-  const cl_mem partials = workspace.buffer->handle()();
-  enqueue(kernels[0], exec,
-          runtime::launch_range::two_d(layout.groups * layout.local, layout.parts, layout.local, 1),
-          std::tuple_cat(std::tuple(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols),
-                                    static_cast<std::int64_t>(layout.lanes), static_cast<std::int64_t>(layout.parts),
-                                    static_cast<std::int64_t>(layout.part_length), identity),
-                         launch_values(launch, args...),
-                         std::tuple(partials), item_loop(layout)));
-  finish_per_output(exec, kernels[1], cols, layout.parts, 1, cols, identity, partials, result, 1);
+  using col_key = std::tuple<col_reduction_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
+  const auto& k = cached_kernel<col_key>(exec, "run_kernel_col_reduction", typeid(Fn),
+                                         trace_col_partials<Fn, Op, Finalize, V, Args...>);
+  const auto layout = col_reduction_layout(layout_device(exec.ctx().device()), work_group_size(k), rows, cols);
+  const partial_results<V> partials(exec, cols, layout.parts, result);
+  const auto common = std::tuple(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols));
+  const auto outputs = std::tuple(partials.buffer, result.device_buffer().handle()(), partials.finish);
+  const auto range = runtime::launch_range::two_d(layout.groups * layout.local, layout.parts, layout.local, 1);
+  if (layout.sweep) {
+    using sweep_key = std::tuple<col_sweep_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
+    const auto& sweep = cached_kernel<sweep_key>(exec, "run_kernel_col_reduction", typeid(Fn),
+                                                 trace_col_sweep<Fn, Op, Finalize, V, Args...>);
+    enqueue(sweep, exec, range,
+            std::tuple_cat(common,
+                           std::tuple(static_cast<std::int64_t>(layout.parts),
+                                      static_cast<std::int64_t>(layout.part_length), identity),
+                           launch_values(launch, args...), outputs));
+  } else {
+    enqueue(k, exec, range,
+            std::tuple_cat(common,
+                           std::tuple(static_cast<std::int64_t>(layout.lanes), static_cast<std::int64_t>(layout.parts),
+                                      static_cast<std::int64_t>(layout.part_length)),
+                           item_loop(layout), std::tuple(identity), launch_values(launch, args...), outputs));
+  }
+  if (layout.parts > 1)
+    finish_per_output<Op, Finalize>(exec, cols, layout, 1, cols, identity, partials.buffer, result, 1);
 }
 
 template <typename Fn, typename Op, typename Finalize>

@@ -33,24 +33,95 @@ void accumulate(traced_var<V>& acc, X&& term) {
   acc = Op{}(current, value(std::forward<X>(term)));
 }
 
-/// The loop over one work-item's terms (see reduction_layout): opens
-/// `for (long x = first; x < last; x += step)` and returns x.
-inline std::string open_item_loop(const std::shared_ptr<kernel_trace>& t, const std::string& base,
-                                  const std::string& index, const std::string& end, const char* name) {
-  const std::string chunk = t->scalar_parameter("long", "chunk");
-  const std::string span = t->scalar_parameter("long", "span");
-  const std::string step = t->scalar_parameter("long", "step");
-  const std::string first = t->constant("long", base + " + " + index + " * " + chunk, "first");
-  const std::string last = t->constant("long", "min(" + end + ", " + first + " + " + span + ")", "last");
-  const std::string x = t->fresh_name(name);
-  t->open_block("for (long " + x + " = " + first + "; " + x + " < " + last + "; " + x + " += " + step + ")");
-  return x;
+/// The chunk, span and step parameters of a work-item's terms (see reduction_layout), in this
+/// order; item_range turns them into the item's first and last term.
+struct item_parameters {
+  std::string chunk, span, step;
+};
+inline item_parameters item_loop_parameters(const std::shared_ptr<kernel_trace>& t) {
+  item_parameters p;
+  p.chunk = t->scalar_parameter("long", "chunk");
+  p.span = t->scalar_parameter("long", "span");
+  p.step = t->scalar_parameter("long", "step");
+  return p;
+}
+/// {first, last} of item `index` in a range from base below end.
+inline std::pair<std::string, std::string> item_range(const std::shared_ptr<kernel_trace>& t, const item_parameters& p,
+                                                      const std::string& base, const std::string& index,
+                                                      const std::string& end) {
+  const std::string first = t->constant("long", base + " + " + index + " * " + p.chunk, "first");
+  const std::string last = t->constant("long", "min(" + end + ", " + first + " + " + p.span + ")", "last");
+  return {first, last};
 }
 
-/// The chunk, span and step parameters of open_item_loop.
+/// The chunk, span and step values of item_loop_parameters.
 inline std::tuple<std::int64_t, std::int64_t, std::int64_t> item_loop(const reduction_layout& layout) {
   return {static_cast<std::int64_t>(layout.chunk), static_cast<std::int64_t>(layout.span),
           static_cast<std::int64_t>(layout.step)};
+}
+
+/// Adds term(x) to acc for x = first, first + step, ... below last. Four accumulators take every
+/// fourth term, so that a GPU work-item has four loads in flight and a CPU core four independent
+/// chains of op; they are combined in a fixed order at the end, so the result depends on the
+/// sizes alone. After each term, advance() may emit statements (the 2-D reduction moves its row
+/// and column along). Terms always enter op on the right, as in a sequential loop.
+template <typename Op, kernel_value V, typename Term, typename Advance>
+void accumulate_range(const std::shared_ptr<kernel_trace>& t, traced_var<V>& acc, const std::string& identity,
+                      const std::string& first, const std::string& last, const std::string& step, Term&& term,
+                      Advance&& advance) {
+  const std::string type(t->type_name<V>());
+  traced_var<V> acc1(t, t->variable(type, identity, "acc"), t->scope());
+  traced_var<V> acc2(t, t->variable(type, identity, "acc"), t->scope());
+  traced_var<V> acc3(t, t->variable(type, identity, "acc"), t->scope());
+  traced_var<V>* accs[] = {&acc, &acc1, &acc2, &acc3};
+  const std::string x = t->variable("long", first, "x");
+  t->open_block("for (; " + x + " + 3 * " + step + " < " + last + "; " + x + " += 4 * " + step + ")");
+  for (int k = 0; k < 4; ++k) {
+    const std::string xk = k == 0 ? x : t->constant("long", x + " + " + std::to_string(k) + " * " + step, "x");
+    accumulate<Op>(*accs[k], term(xk));
+    advance();
+  }
+  t->close_block();
+  t->open_block("for (; " + x + " < " + last + "; " + x + " += " + step + ")");
+  accumulate<Op>(acc, term(x));
+  advance();
+  t->close_block();
+  for (int k = 1; k < 4; ++k) {
+    traced<V> current(acc.trace(), acc.checked_text(), acc.scope());
+    traced<V> other(t, accs[k]->checked_text(), accs[k]->scope());
+    acc = Op{}(current, other);
+  }
+}
+template <typename Op, kernel_value V, typename Term>
+void accumulate_range(const std::shared_ptr<kernel_trace>& t, traced_var<V>& acc, const std::string& identity,
+                      const std::string& first, const std::string& last, const std::string& step, Term&& term) {
+  accumulate_range<Op>(t, acc, identity, first, last, step, std::forward<Term>(term), [] {});
+}
+
+/// fn(row, col, args...) with row and col given as OpenCL C expressions.
+template <typename Fn, typename Arguments>
+decltype(auto) term_at(const std::shared_ptr<kernel_trace>& t, Arguments& arguments, const std::string& row,
+                       const std::string& col) {
+  return std::apply(
+      [&](auto&... a) -> decltype(auto) {
+        return Fn{}(traced<std::int64_t>(t, row, t->scope()), traced<std::int64_t>(t, col, t->scope()), a...);
+      },
+      arguments);
+}
+
+/// Stores a finished output (finalize(value) to result_slot) when the runtime flag `finish`
+/// is set (every output has one part), else the partial value to partial_slot.
+template <typename Finalize, kernel_value V>
+void store_output(const std::shared_ptr<kernel_trace>& t, const std::string& value_text, const std::string& finish,
+                  const std::string& result_slot, const std::string& partial_slot) {
+  const std::string type(t->type_name<V>());
+  t->open_block("if (" + finish + ")");
+  auto final_value = Finalize{}(traced<V>(t, t->constant(type, value_text), t->scope()));
+  t->statement(result_slot + " = " + text_of(*t, final_value));
+  t->close_block();
+  t->open_block("else");
+  t->statement(partial_slot + " = " + value_text);
+  t->close_block();
 }
 
 /// Stores acc in scratch[lid] and reduces groups of `count` lanes (lane index `lane`, lanes
@@ -74,13 +145,18 @@ void reduce_in_work_group(const std::shared_ptr<kernel_trace>& t, traced_var<V>&
   t->close_block();
 }
 
-/// Stage 1 of a 1-D or 2-D reduction: each work-group's grid-stride terms, reduced in the
-/// group, to partials[group].
+/// Stage 1 of a 1-D or 2-D reduction: each work-group's terms (interleaved on a GPU, a block
+/// per item on a CPU device), reduced in the group, to partials[group]. The 2-D kernel moves its
+/// row and column along with the index (step_rows, step_cols: the step in rows and columns)
+/// instead of dividing each index by cols, which would cost more than the load.
 template <bool TwoD, typename Fn, typename Op, kernel_value V, typename... Args>
 void trace_full_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string type(t->type_name<V>());
   const std::string n = t->scalar_parameter("long", "n");
   const std::string cols = TwoD ? t->scalar_parameter("long", "cols") : std::string();
+  const std::string step_rows = TwoD ? t->scalar_parameter("long", "step_rows") : std::string();
+  const std::string step_cols = TwoD ? t->scalar_parameter("long", "step_cols") : std::string();
+  const item_parameters items = item_loop_parameters(t);
   const std::string identity = t->scalar_parameter(type, "identity");
   auto arguments = traced_arguments<Args...>(t, traced_launch{});
   const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
@@ -88,22 +164,29 @@ void trace_full_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string lid = t->constant("long", "get_local_id(0)", "lid");
   const std::string gid = t->constant("long", "get_global_id(0)", "gid");
   traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
-  const std::string i = open_item_loop(t, "0", gid, n, "i");
+  const auto [first, last] = item_range(t, items, "0", gid, n);
   if constexpr (TwoD) {
-    const std::string row = t->constant("long", i + " / " + cols, "row");
-    const std::string col = t->constant("long", i + " - " + row + " * " + cols, "col");
-    auto&& term = std::apply(
-        [&](auto&... a) -> decltype(auto) {
-          return Fn{}(traced<std::int64_t>(t, row, t->scope()), traced<std::int64_t>(t, col, t->scope()), a...);
+    const std::string row = t->variable("long", "(" + cols + " > 0) ? " + first + " / " + cols + " : 0", "row");
+    const std::string col = t->variable("long", first + " - " + row + " * " + cols, "col");
+    accumulate_range<Op>(
+        t, acc, identity, first, last, items.step,
+        [&](const std::string&) -> decltype(auto) {
+          return term_at<Fn>(t, arguments, t->constant("long", row, "row"), t->constant("long", col, "col"));
         },
-        arguments);
-    accumulate<Op>(acc, std::forward<decltype(term)>(term));
+        [&] {
+          t->statement(col + " += " + step_cols);
+          t->statement(row + " += " + step_rows);
+          t->open_block("if (" + col + " >= " + cols + ")");
+          t->statement(col + " -= " + cols);
+          t->statement("++" + row);
+          t->close_block();
+        });
   } else {
-    auto&& term = std::apply(
-        [&](auto&... a) -> decltype(auto) { return Fn{}(traced<std::int64_t>(t, i, t->scope()), a...); }, arguments);
-    accumulate<Op>(acc, std::forward<decltype(term)>(term));
+    accumulate_range<Op>(t, acc, identity, first, last, items.step, [&](const std::string& i) -> decltype(auto) {
+      return std::apply(
+          [&](auto&... a) -> decltype(auto) { return Fn{}(traced<std::int64_t>(t, i, t->scope()), a...); }, arguments);
+    });
   }
-  t->close_block();
   reduce_in_work_group<Op>(t, acc, scratch, lid, "get_local_size(0)", lid, "1");
   t->open_block("if (" + lid + " == 0)");
   t->statement(partials + "[get_group_id(0)] = " + scratch + "[0]");
@@ -133,8 +216,11 @@ void trace_final_scalar(const std::shared_ptr<kernel_trace>& t) {
   t->close_block();
 }
 
-/// Stage 2 of row and column reductions: one work-item per output combines its parts
-/// (partials[o * output_step + p * part_step]) and stores finalize(total).
+/// Stage 2 of row and column reductions: `lanes` work-items per output combine every
+/// lanes-th of its parts (partials[o * output_step + p * part_step]), a tree combines the
+/// lanes, and lane 0 stores finalize(total). With parts_fastest the lanes of an output are
+/// neighbours (its parts are contiguous: row reductions), else the outputs are (column
+/// reductions), so that neighbouring items read neighbouring partials either way.
 template <typename Op, typename Finalize, kernel_value V>
 void trace_final_per_output(const std::shared_ptr<kernel_trace>& t) {
   const std::string type(t->type_name<V>());
@@ -142,27 +228,37 @@ void trace_final_per_output(const std::shared_ptr<kernel_trace>& t) {
   const std::string parts = t->scalar_parameter("long", "parts");
   const std::string output_step = t->scalar_parameter("long", "output_step");
   const std::string part_step = t->scalar_parameter("long", "part_step");
+  const std::string lanes = t->scalar_parameter("long", "lanes");
+  const std::string parts_fastest = t->scalar_parameter("long", "parts_fastest");
   const std::string identity = t->scalar_parameter(type, "identity");
   const std::string partials = t->pointer_parameter(type, true, codegen::address_space::global, "partials");
   const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
   const std::string result_stride = t->scalar_parameter("long", "result_stride");
-  const std::string o = t->constant("long", "get_global_id(0)", "o");
-  t->open_block("if (" + o + " < " + outputs + ")");
+  const std::string scratch = local_scratch(t, type);
+  const std::string lid = t->constant("long", "get_local_id(0)", "lid");
+  const std::string per_group = t->constant("long", "(long)get_local_size(0) / " + lanes, "per_group");
+  const std::string lane = t->constant("long", parts_fastest + " ? " + lid + " % " + lanes + " : " + lid + " / " + per_group, "lane");
+  const std::string slot = t->constant("long", parts_fastest + " ? " + lid + " / " + lanes + " : " + lid + " % " + per_group, "slot");
+  const std::string spacing = t->constant("long", parts_fastest + " ? 1 : " + per_group, "spacing");
+  const std::string o = t->constant("long", "(long)get_group_id(0) * " + per_group + " + " + slot, "o");
   traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
-  const std::string p = t->fresh_name("p");
-  t->open_block("for (long " + p + " = 0; " + p + " < " + parts + "; ++" + p + ")");
-  accumulate<Op>(acc, traced<V>(t,
-                                t->constant(type, partials + "[" + o + " * " + output_step + " + " + p + " * " +
-                                                      part_step + "]"),
-                                t->scope()));
+  t->open_block("if (" + o + " < " + outputs + ")");
+  accumulate_range<Op>(t, acc, identity, lane, parts, lanes, [&](const std::string& p) {
+    return traced<V>(t, t->constant(type, partials + "[" + o + " * " + output_step + " + " + p + " * " + part_step + "]"),
+                     t->scope());
+  });
   t->close_block();
-  auto final_value = Finalize{}(traced<V>(acc.trace(), acc.checked_text(), acc.scope()));
+  reduce_in_work_group<Op>(t, acc, scratch, lid, lanes, lane, spacing);
+  t->open_block("if (" + lane + " == 0 && " + o + " < " + outputs + ")");
+  auto final_value = Finalize{}(traced<V>(t, t->constant(type, scratch + "[" + lid + "]"), t->scope()));
   t->statement(result + "[" + o + " * " + result_stride + "] = " + text_of(*t, final_value));
   t->close_block();
 }
 
-/// Stage 1 of a row reduction: `lanes` work-items per row stride over one part of its columns.
-template <typename Fn, typename Op, kernel_value V, typename... Args>
+/// Stage 1 of a row reduction: `lanes` work-items per row take one part of its columns, a tree
+/// combines them; the row's value goes to result when there is one part, else to
+/// partials[row * parts + part].
+template <typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
 void trace_row_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string type(t->type_name<V>());
   const std::string rows = t->scalar_parameter("long", "rows");
@@ -170,9 +266,13 @@ void trace_row_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string lanes = t->scalar_parameter("long", "lanes");
   const std::string parts = t->scalar_parameter("long", "parts");
   const std::string part_length = t->scalar_parameter("long", "part_length");
+  const item_parameters items = item_loop_parameters(t);
   const std::string identity = t->scalar_parameter(type, "identity");
   auto arguments = traced_arguments<Args...>(t, traced_launch{});
   const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
+  const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
+  const std::string result_stride = t->scalar_parameter("long", "result_stride");
+  const std::string finish = t->scalar_parameter("long", "finish");
   const std::string scratch = local_scratch(t, type);
   const std::string lid = t->constant("long", "get_local_id(0)", "lid");
   const std::string lane = t->constant("long", lid + " % " + lanes, "lane");
@@ -183,24 +283,52 @@ void trace_row_partials(const std::shared_ptr<kernel_trace>& t) {
   t->open_block("if (" + row + " < " + rows + ")");
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
   const std::string end = t->constant("long", "min(" + cols + ", " + begin + " + " + part_length + ")", "end");
-  const std::string col = open_item_loop(t, begin, lane, end, "col");
-  auto&& term = std::apply(
-      [&](auto&... a) -> decltype(auto) {
-        return Fn{}(traced<std::int64_t>(t, row, 0), traced<std::int64_t>(t, col, t->scope()), a...);
-      },
-      arguments);
-  accumulate<Op>(acc, std::forward<decltype(term)>(term));
-  t->close_block();
+  const auto [first, last] = item_range(t, items, begin, lane, end);
+  accumulate_range<Op>(t, acc, identity, first, last, items.step,
+                       [&](const std::string& col) -> decltype(auto) { return term_at<Fn>(t, arguments, row, col); });
   t->close_block();
   reduce_in_work_group<Op>(t, acc, scratch, lid, lanes, lane, "1");
   t->open_block("if (" + lane + " == 0 && " + row + " < " + rows + ")");
-  t->statement(partials + "[" + row + " * " + parts + " + " + part + "] = " + scratch + "[" + lid + "]");
+  store_output<Finalize, V>(t, scratch + "[" + lid + "]", finish, result + "[" + row + " * " + result_stride + "]",
+                            partials + "[" + row + " * " + parts + " + " + part + "]");
   t->close_block();
 }
 
-/// Stage 1 of a column reduction: each group covers `lanes` columns; its row lanes stride over
-/// one part of the rows.
-template <typename Fn, typename Op, kernel_value V, typename... Args>
+/// Stage 1 of a row reduction on a CPU device: each work-item reduces rows_per_item whole rows
+/// (or one part of each) one after another, alone: contiguous reads, no tree, no barrier.
+template <typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
+void trace_row_blocks(const std::shared_ptr<kernel_trace>& t) {
+  const std::string type(t->type_name<V>());
+  const std::string rows = t->scalar_parameter("long", "rows");
+  const std::string cols = t->scalar_parameter("long", "cols");
+  const std::string parts = t->scalar_parameter("long", "parts");
+  const std::string part_length = t->scalar_parameter("long", "part_length");
+  const std::string rows_per_item = t->scalar_parameter("long", "rows_per_item");
+  const std::string identity = t->scalar_parameter(type, "identity");
+  auto arguments = traced_arguments<Args...>(t, traced_launch{});
+  const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
+  const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
+  const std::string result_stride = t->scalar_parameter("long", "result_stride");
+  const std::string finish = t->scalar_parameter("long", "finish");
+  const std::string part = t->constant("long", "get_group_id(1)", "part");
+  const std::string begin = t->constant("long", part + " * " + part_length, "begin");
+  const std::string end = t->constant("long", "min(" + cols + ", " + begin + " + " + part_length + ")", "end");
+  const std::string first_row = t->constant("long", "(long)get_global_id(0) * " + rows_per_item, "first_row");
+  const std::string last_row = t->constant("long", "min(" + rows + ", " + first_row + " + " + rows_per_item + ")", "last_row");
+  const std::string row = t->fresh_name("row");
+  t->open_block("for (long " + row + " = " + first_row + "; " + row + " < " + last_row + "; ++" + row + ")");
+  traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
+  accumulate_range<Op>(t, acc, identity, begin, end, "1",
+                       [&](const std::string& col) -> decltype(auto) { return term_at<Fn>(t, arguments, row, col); });
+  store_output<Finalize, V>(t, acc.checked_text(), finish, result + "[" + row + " * " + result_stride + "]",
+                            partials + "[" + row + " * " + parts + " + " + part + "]");
+  t->close_block();
+}
+
+/// Stage 1 of a column reduction: each group covers `lanes` columns; its row lanes take one part
+/// of the rows, a tree combines them; the column's value goes to result when there is one
+/// part, else to partials[part * cols + col].
+template <typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
 void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string type(t->type_name<V>());
   const std::string rows = t->scalar_parameter("long", "rows");
@@ -208,9 +336,12 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string lanes = t->scalar_parameter("long", "lanes");
   const std::string parts = t->scalar_parameter("long", "parts");
   const std::string part_length = t->scalar_parameter("long", "part_length");
+  const item_parameters items = item_loop_parameters(t);
   const std::string identity = t->scalar_parameter(type, "identity");
   auto arguments = traced_arguments<Args...>(t, traced_launch{});
   const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
+  const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
+  const std::string finish = t->scalar_parameter("long", "finish");
   const std::string scratch = local_scratch(t, type);
   const std::string lid = t->constant("long", "get_local_id(0)", "lid");
   const std::string row_lane = t->constant("long", lid + " / " + lanes, "row_lane");
@@ -222,18 +353,56 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   t->open_block("if (" + col + " < " + cols + ")");
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
   const std::string end = t->constant("long", "min(" + rows + ", " + begin + " + " + part_length + ")", "end");
-  const std::string row = open_item_loop(t, begin, row_lane, end, "row");
-  auto&& term = std::apply(
-      [&](auto&... a) -> decltype(auto) {
-        return Fn{}(traced<std::int64_t>(t, row, t->scope()), traced<std::int64_t>(t, col, 0), a...);
-      },
-      arguments);
-  accumulate<Op>(acc, std::forward<decltype(term)>(term));
-  t->close_block();
+  const auto [first, last] = item_range(t, items, begin, row_lane, end);
+  accumulate_range<Op>(t, acc, identity, first, last, items.step,
+                       [&](const std::string& row) -> decltype(auto) { return term_at<Fn>(t, arguments, row, col); });
   t->close_block();
   reduce_in_work_group<Op>(t, acc, scratch, lid, row_lanes, row_lane, lanes);
   t->open_block("if (" + row_lane + " == 0 && " + col + " < " + cols + ")");
-  t->statement(partials + "[" + part + " * " + cols + " + " + col + "] = " + scratch + "[" + lid + "]");
+  store_output<Finalize, V>(t, scratch + "[" + lid + "]", finish, result + "[" + col + "]",
+                            partials + "[" + part + " * " + cols + " + " + col + "]");
+  t->close_block();
+}
+
+/// Stage 1 of a wide column reduction on a CPU device: the group's items (one column each) walk
+/// the rows of their part together, a barrier after every four rows. A CPU device runs the
+/// items of each stretch between barriers as a loop, so each row's columns are read in one
+/// contiguous pass (a loop it can vectorize) instead of each item walking down a column. Each
+/// column's terms are still added in row order.
+template <typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
+void trace_col_sweep(const std::shared_ptr<kernel_trace>& t) {
+  const std::string type(t->type_name<V>());
+  const std::string rows = t->scalar_parameter("long", "rows");
+  const std::string cols = t->scalar_parameter("long", "cols");
+  const std::string parts = t->scalar_parameter("long", "parts");
+  const std::string part_length = t->scalar_parameter("long", "part_length");
+  const std::string identity = t->scalar_parameter(type, "identity");
+  auto arguments = traced_arguments<Args...>(t, traced_launch{});
+  const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
+  const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
+  const std::string finish = t->scalar_parameter("long", "finish");
+  const std::string col = t->constant("long", "get_global_id(0)", "col");
+  const std::string part = t->constant("long", "get_group_id(1)", "part");
+  const std::string begin = t->constant("long", part + " * " + part_length, "begin");
+  const std::string end = t->constant("long", "min(" + rows + ", " + begin + " + " + part_length + ")", "end");
+  traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
+  const std::string row = t->variable("long", begin, "row");
+  t->open_block("for (; " + row + " + 3 < " + end + "; " + row + " += 4)");
+  t->open_block("if (" + col + " < " + cols + ")");
+  for (int k = 0; k < 4; ++k)
+    accumulate<Op>(acc, term_at<Fn>(t, arguments, k == 0 ? row : "(" + row + " + " + std::to_string(k) + ")", col));
+  t->close_block();
+  t->statement("barrier(CLK_LOCAL_MEM_FENCE)");
+  t->close_block();
+  t->open_block("for (; " + row + " < " + end + "; ++" + row + ")");
+  t->open_block("if (" + col + " < " + cols + ")");
+  accumulate<Op>(acc, term_at<Fn>(t, arguments, row, col));
+  t->close_block();
+  t->statement("barrier(CLK_LOCAL_MEM_FENCE)");
+  t->close_block();
+  t->open_block("if (" + col + " < " + cols + ")");
+  store_output<Finalize, V>(t, acc.checked_text(), finish, result + "[" + col + "]",
+                            partials + "[" + part + " * " + cols + " + " + col + "]");
   t->close_block();
 }
 

@@ -2,6 +2,19 @@
 // How an OpenCL reduction is split into work-groups. Chosen from the sizes and the device
 // alone, so a reduction adds its terms in the same order every time on a given device: the
 // results are deterministic for a device and a size.
+//
+// The split follows the access pattern. Unified dense matrices are row-major, so a row
+// reduction reads along contiguous memory and a column reduction reads across it:
+// - on a GPU, consecutive work-items read consecutive addresses (a row's lanes stride along
+//   its columns; a column reduction's lanes are consecutive columns, its row lanes and parts
+//   split the rows), and outputs that are few get several work-groups each ("parts", combined
+//   by a finishing pass) so that every compute unit holds several groups;
+// - on a CPU device (PoCL runs a group's items one after another on one core) each item reads
+//   one contiguous block: a row reduction gives each item whole rows (or one part of a long
+//   row); a wide column reduction sweeps its rows with the items along a row, so each row's
+//   columns are read in one pass, contiguously.
+// When every output has one part, stage 1 writes the finished results itself: a reduction
+// with as many outputs as terms (N x 1 rows, 1 x N columns) then costs what a copy costs.
 #include <cstddef>
 
 #include <tessera/runtime/device.hpp>
@@ -22,6 +35,15 @@ struct reduction_layout {
   std::size_t chunk = 1;
   std::size_t span = 0;
   std::size_t step = 1;
+  // Row reduction on a CPU device: each item reduces this many consecutive rows, one after
+  // another (lanes is then 1); 1 elsewhere.
+  std::size_t rows_per_item = 1;
+  // Column reduction on a CPU device: the group's `lanes` items walk its part's rows together
+  // (one barrier per row), each adding its column, instead of each item walking a column.
+  bool sweep = false;
+  // Finishing pass (parts > 1): work-items per output, each combining every final_lanes-th
+  // part, then a tree in the group. Few outputs with many parts get a whole group each.
+  std::size_t final_lanes = 1;
 };
 
 /// 1-D and 2-D reductions of n terms: `groups` partial results, each a group's grid-stride sum.
@@ -32,5 +54,27 @@ reduction_layout row_reduction_layout(const runtime::device_info& device, std::s
 /// One result per column, reducing over rows.
 reduction_layout col_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t rows,
                                       std::size_t cols);
+
+/// The work-groups a device needs to be busy: several per compute unit on a GPU (they hide
+/// memory latency), a few per core on a CPU device (load balance).
+std::size_t target_groups(const runtime::device_info& device);
+
+/// The device a reduction on `actual` splits its work for: `actual`, unless this thread holds
+/// a layout_device_override. Every layout gives correct results on any device (only speed
+/// differs), so tests use one to run a GPU's split on the CPU device they have.
+const runtime::device_info& layout_device(const runtime::device_info& actual);
+
+/// While alive, reductions started on this thread split their work as for `device`.
+class layout_device_override {
+ public:
+  explicit layout_device_override(const runtime::device_info& device);
+  ~layout_device_override();
+  layout_device_override(const layout_device_override&) = delete;
+  layout_device_override& operator=(const layout_device_override&) = delete;
+
+ private:
+  runtime::device_info device_;
+  const runtime::device_info* previous_;
+};
 
 }  // namespace tessera::unified
