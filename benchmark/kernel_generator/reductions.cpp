@@ -10,10 +10,11 @@
 // Every benchmark checks its result against the host (double accumulation; sums within a few
 // float epsilons of the sum of |values| of the row or column) once before timing, and fails
 // with SkipWithError("mismatch ...") otherwise. A kernel-generator operation is first run at
-// shapes 4x, 16x, ... smaller: when its time grows faster than the elements and, extrapolated
-// to the full shape, is over TESSERA_BENCH_MAX_SECONDS (default 2) per evaluation, it is not
-// run (SkipWithError("not run: ...")), so that a reduction recomputed for every element
-// (quadratic in the row length) reports itself instead of running for hours.
+// shapes ..., 16x, 4x smaller: when one of them takes over TESSERA_BENCH_MAX_SECONDS (default
+// 2) per evaluation, or its time grows much faster than the elements and, extrapolated to the
+// full shape, is over that, it is not run (SkipWithError("not run: ...")), so that a reduction
+// recomputed for every element (quadratic in the row length) reports itself instead of
+// running for hours.
 //
 // Each iteration enqueues the operation and finishes the queue; its time is device time from
 // OpenCL profiling events, from the first command's start to the last one's end. Counters:
@@ -566,9 +567,10 @@ shape scaled_down(shape s, int k) {
   return {std::max<index_t>(s.rows / (factor * factor), 1), std::max<index_t>(s.cols / (factor * factor), 1)};
 }
 
-/// Why spec should not run on in's shape: the seconds one evaluation would take, extrapolated
-/// from runs at shapes 4^k times smaller (once they take 10 ms, overhead no longer dominating),
-/// when it grows faster than linearly and is over the budget. Empty when it may run.
+/// Why spec should not run on in's shape, empty when it may: one evaluation took over the budget
+/// at a shape 4^k times smaller, or, at a quarter of the shape, time grew much faster than the
+/// elements (over 6x per 4x: noise and caches make a linear operation grow up to about that)
+/// and times that growth is over the budget.
 std::string too_slow(const operation_spec& spec, const shape_inputs& in, shape s) {
   const double budget = max_seconds();
   int k = 1;
@@ -587,20 +589,17 @@ std::string too_slow(const operation_spec& spec, const shape_inputs& in, shape s
                                dc ? &*dc : nullptr});
     // The first run may build kernels (an assignment of several kernels may build its second
     // while the first runs, inside the measured interval); then the faster of two.
-    op->run();
-    const double seconds = std::min(op->run(), op->run());
-    if (seconds > budget)
-      return fmt::format("not run: {:.3g} s per evaluation already at {}", seconds, p.name());
-    if (previous > 0 && seconds >= 0.01) {
-      // Growing no faster than the elements (4x, allowing for noise): linear, it may run.
-      const double growth = std::clamp(seconds / previous, 1.0, 1024.0);
-      const double predicted = seconds * std::pow(growth, k);
-      if (growth > 6 && predicted > budget)
+    double seconds = op->run();
+    if (seconds <= budget) seconds = std::min(op->run(), op->run());
+    else seconds = op->run();  // over the budget: once more, without building, to be sure
+    if (seconds > budget) return fmt::format("not run: {:.3g} s per evaluation already at {}", seconds, p.name());
+    if (k == 1 && previous > 0) {
+      const double growth = seconds / previous;
+      if (growth > 6 && seconds * growth > budget)
         return fmt::format(
             "not run: about {:.3g} s per evaluation predicted ({:.3g} s at {}, {:.3g}x per 4x elements; "
             "TESSERA_BENCH_MAX_SECONDS={})",
-            predicted, seconds, p.name(), growth, budget);
-      return {};
+            seconds * growth, seconds, p.name(), growth, budget);
     }
     previous = seconds;
   }

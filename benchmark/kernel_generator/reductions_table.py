@@ -16,9 +16,9 @@ from typing import Any
 
 
 def split_name(name: str) -> tuple[str, str]:
-    """'softmax_rows/4096x4096' (or '..._median') -> ('softmax_rows', '4096x4096')."""
-    operation, _, rest = name.partition("/")
-    return operation, rest.split("_")[0]
+    """'softmax_rows/4096x4096/manual_time' (or '..._median') -> ('softmax_rows', '4096x4096')."""
+    parts = name.split("/")
+    return parts[0], parts[1].split("_")[0] if len(parts) > 1 else ""
 
 
 def format_cell(run: dict[str, Any]) -> str:
