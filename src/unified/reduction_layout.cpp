@@ -15,9 +15,9 @@ bool is_cpu(const runtime::device_info& device) { return device.type == runtime:
 
 // Terms a GPU lane takes of a short row at least: fewer lanes per row, shorter trees.
 constexpr std::size_t min_terms_per_lane = 8;
-// A CPU device sweeps a column reduction along rows from this many columns on; narrower
-// matrices give each item a contiguous block of rows of its column instead.
-constexpr std::size_t min_sweep_columns = 64;
+// A CPU device gives each item of a column reduction cpu_columns_per_item columns from this
+// many columns on; narrower matrices give each item a contiguous block of rows of its column.
+constexpr std::size_t min_block_columns = 64;
 
 // `items` work-items share `length` terms.
 void share_terms(reduction_layout& out, const runtime::device_info& device, std::size_t items, std::size_t length) {
@@ -85,11 +85,18 @@ reduction_layout row_reduction_layout(const runtime::device_info& device, std::s
     out.lanes = 1;
     out.rows_per_item = std::max<std::size_t>(rows / (local * target_groups(device)), 1);
     out.groups = ceil_div(rows, local * out.rows_per_item);
+    out.first_row_step = out.rows_per_item;
     out.parts = parts_for(device, out.groups, cols, 1);
   } else {
     out.lanes = std::clamp<std::size_t>(std::bit_floor(std::max<std::size_t>(cols / min_terms_per_lane, 1)), 1, local);
     out.groups = ceil_div(rows, local / out.lanes);
     out.parts = parts_for(device, out.groups, cols, out.lanes);
+    if (out.lanes == 1 && out.groups > target_groups(device)) {
+      // Short rows, many of them: one wave of groups, each item a row every grid's width.
+      out.rows_per_item = ceil_div(rows, target_groups(device) * local);
+      out.groups = ceil_div(rows, local * out.rows_per_item);
+      out.row_step = out.groups * local;
+    }
   }
   out.part_length = ceil_div(cols, out.parts);
   share_terms(out, device, out.lanes, out.part_length);
@@ -103,9 +110,14 @@ reduction_layout col_reduction_layout(const runtime::device_info& device, std::s
   out.local = local;
   out.lanes = std::min(local, std::bit_ceil(std::max<std::size_t>(cols, 1)));
   out.groups = ceil_div(cols, out.lanes);
-  if (is_cpu(device) && cols >= min_sweep_columns) {
-    out.sweep = true;
-    out.local = out.lanes;
+  out.col_blocks = out.groups;
+  if (is_cpu(device) && cols >= min_block_columns) {
+    out.columns_per_item = cpu_columns_per_item;
+    out.lanes = 1;
+    const std::size_t items = ceil_div(cols, cpu_columns_per_item);
+    out.local = std::min(local, std::bit_ceil(items));
+    out.groups = ceil_div(items, out.local);
+    out.col_blocks = out.groups;
     out.parts = parts_for(device, out.groups, rows, 1);
     out.part_length = ceil_div(rows, out.parts);
     out.chunk = out.span = out.part_length;
@@ -115,6 +127,7 @@ reduction_layout col_reduction_layout(const runtime::device_info& device, std::s
     out.parts = parts_for(device, out.groups, rows, row_lanes);
     out.part_length = ceil_div(rows, out.parts);
     share_terms(out, device, row_lanes, out.part_length);
+    if (!is_cpu(device)) out.groups = std::min(out.groups, target_groups(device));
   }
   if (out.parts > 1) out.final_lanes = final_lanes_for(out.parts, local);
   return out;

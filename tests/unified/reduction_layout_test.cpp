@@ -62,7 +62,7 @@ TEST(reduction_layout, row_and_column_parts_take_every_term_once) {
         for (std::size_t part = 0; part < col.parts; ++part) {
           const std::size_t begin = std::min(rows, part * col.part_length);
           const std::size_t length = std::min(rows, begin + col.part_length) - begin;
-          EXPECT_EQ(coverage(col, col.local / col.lanes, length), std::vector<int>(length, 1)) << rows << " x " << cols;
+          EXPECT_EQ(coverage(col, col.columns_per_item > 1 ? 1 : col.local / col.lanes, length), std::vector<int>(length, 1)) << rows << " x " << cols;
         }
       }
 }
@@ -119,7 +119,7 @@ TEST(reduction_layout, gpu_reads_are_coalesced) {
     // A column reduction's neighbouring items take neighbouring columns (all of them when
     // there are fewer than a warp, then neighbouring rows).
     const auto col = col_reduction_layout(h200, 256, rows, cols);
-    EXPECT_FALSE(col.sweep);
+    EXPECT_EQ(col.columns_per_item, 1u);
     EXPECT_GE(col.lanes, std::min<std::size_t>(cols, 32)) << rows << " x " << cols;
     EXPECT_EQ(col.chunk, 1u);
     EXPECT_EQ(col.step, 256 / col.lanes);
@@ -134,7 +134,7 @@ TEST(reduction_layout, a_cpu_device_gets_contiguous_blocks_and_fills_its_cores) 
     EXPECT_GE(stage_one_groups(row), 4u * 2) << rows << " x " << cols;
     const auto col = col_reduction_layout(pocl, 256, rows, cols);
     EXPECT_EQ(col.step, 1u);
-    EXPECT_EQ(col.sweep, cols >= 64) << rows << " x " << cols;
+    EXPECT_EQ(col.columns_per_item > 1, cols >= 64) << rows << " x " << cols;
     EXPECT_GE(stage_one_groups(col), 4u * 2) << rows << " x " << cols;
   }
 }

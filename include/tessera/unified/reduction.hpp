@@ -170,7 +170,7 @@ struct full_reduction_kernel;
 struct row_reduction_kernel;
 struct row_block_kernel;
 struct col_reduction_kernel;
-struct col_sweep_kernel;
+struct col_block_kernel;
 struct final_per_output_kernel;
 
 /// The one kernel of Key on exec's context, traced by body the first time.
@@ -267,7 +267,9 @@ void row_reduce(const opencl_executor& exec, V identity, array<V>& result, std::
             std::tuple_cat(common,
                            std::tuple(static_cast<std::int64_t>(layout.parts),
                                       static_cast<std::int64_t>(layout.part_length),
-                                      static_cast<std::int64_t>(layout.rows_per_item), identity),
+                                      static_cast<std::int64_t>(layout.rows_per_item),
+                                      static_cast<std::int64_t>(layout.first_row_step),
+                                      static_cast<std::int64_t>(layout.row_step), identity),
                            launch_values(launch, args...), outputs));
   } else {
     enqueue(k, exec, range,
@@ -294,11 +296,11 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
   const auto common = std::tuple(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols));
   const auto outputs = std::tuple(partials.buffer, result.device_buffer().handle()(), partials.finish);
   const auto range = runtime::launch_range::two_d(layout.groups * layout.local, layout.parts, layout.local, 1);
-  if (layout.sweep) {
-    using sweep_key = std::tuple<col_sweep_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
-    const auto& sweep = cached_kernel<sweep_key>(exec, "run_kernel_col_reduction", typeid(Fn),
-                                                 trace_col_sweep<Fn, Op, Finalize, V, Args...>);
-    enqueue(sweep, exec, range,
+  if (layout.columns_per_item > 1) {  // a CPU device, wide: a cache line of columns per item
+    using block_key = std::tuple<col_block_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
+    const auto& blocks = cached_kernel<block_key>(exec, "run_kernel_col_reduction", typeid(Fn),
+                                                  trace_col_blocks<cpu_columns_per_item, Fn, Op, Finalize, V, Args...>);
+    enqueue(blocks, exec, range,
             std::tuple_cat(common,
                            std::tuple(static_cast<std::int64_t>(layout.parts),
                                       static_cast<std::int64_t>(layout.part_length), identity),
@@ -308,7 +310,8 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
             std::tuple_cat(common,
                            std::tuple(static_cast<std::int64_t>(layout.lanes), static_cast<std::int64_t>(layout.parts),
                                       static_cast<std::int64_t>(layout.part_length)),
-                           item_loop(layout), std::tuple(identity), launch_values(launch, args...), outputs));
+                           item_loop(layout), std::tuple(identity), launch_values(launch, args...), outputs,
+                           std::tuple(static_cast<std::int64_t>(layout.col_blocks))));
   }
   if (layout.parts > 1)
     finish_per_output<Op, Finalize>(exec, cols, layout, 1, cols, identity, partials.buffer, result, 1);

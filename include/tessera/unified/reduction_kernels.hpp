@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include <tessera/unified/arguments.hpp>
 #include <tessera/unified/control_flow.hpp>
@@ -168,6 +169,22 @@ void trace_full_partials(const std::shared_ptr<kernel_trace>& t) {
   if constexpr (TwoD) {
     const std::string row = t->variable("long", "(" + cols + " > 0) ? " + first + " / " + cols + " : 0", "row");
     const std::string col = t->variable("long", first + " - " + row + " * " + cols, "col");
+    // A block of consecutive terms (a CPU device) over rows that are not tiny: row by row, a
+    // plain loop over each row's columns.
+    t->open_block("if (" + items.step + " == 1 && " + cols + " >= 16)");
+    const std::string x = t->variable("long", first, "x");
+    t->open_block("while (" + x + " < " + last + ")");
+    const std::string length = t->constant("long", "min(" + last + " - " + x + ", " + cols + " - " + col + ")", "length");
+    const std::string stop = t->constant("long", col + " + " + length, "stop");
+    accumulate_range<Op>(t, acc, identity, col, stop, "1", [&](const std::string& c) -> decltype(auto) {
+      return term_at<Fn>(t, arguments, row, c);
+    });
+    t->statement(x + " += " + length);
+    t->statement("++" + row);
+    t->statement(col + " = 0");
+    t->close_block();
+    t->close_block();
+    t->open_block("else");
     accumulate_range<Op>(
         t, acc, identity, first, last, items.step,
         [&](const std::string&) -> decltype(auto) {
@@ -181,6 +198,7 @@ void trace_full_partials(const std::shared_ptr<kernel_trace>& t) {
           t->statement("++" + row);
           t->close_block();
         });
+    t->close_block();
   } else {
     accumulate_range<Op>(t, acc, identity, first, last, items.step, [&](const std::string& i) -> decltype(auto) {
       return std::apply(
@@ -294,8 +312,10 @@ void trace_row_partials(const std::shared_ptr<kernel_trace>& t) {
   t->close_block();
 }
 
-/// Stage 1 of a row reduction on a CPU device: each work-item reduces rows_per_item whole rows
-/// (or one part of each) one after another, alone: contiguous reads, no tree, no barrier.
+/// Stage 1 of a row reduction with one work-item per row: each item reduces rows_per_item rows
+/// (or one part of each), one after another, alone: no tree, no barrier. Item i takes rows
+/// i * first_row_step + k * row_step: a block of consecutive rows on a CPU device (contiguous
+/// reads), rows a grid apart on a GPU (neighbouring items read neighbouring rows).
 template <typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
 void trace_row_blocks(const std::shared_ptr<kernel_trace>& t) {
   const std::string type(t->type_name<V>());
@@ -304,6 +324,8 @@ void trace_row_blocks(const std::shared_ptr<kernel_trace>& t) {
   const std::string parts = t->scalar_parameter("long", "parts");
   const std::string part_length = t->scalar_parameter("long", "part_length");
   const std::string rows_per_item = t->scalar_parameter("long", "rows_per_item");
+  const std::string first_row_step = t->scalar_parameter("long", "first_row_step");
+  const std::string row_step = t->scalar_parameter("long", "row_step");
   const std::string identity = t->scalar_parameter(type, "identity");
   auto arguments = traced_arguments<Args...>(t, traced_launch{});
   const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
@@ -313,10 +335,11 @@ void trace_row_blocks(const std::shared_ptr<kernel_trace>& t) {
   const std::string part = t->constant("long", "get_group_id(1)", "part");
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
   const std::string end = t->constant("long", "min(" + cols + ", " + begin + " + " + part_length + ")", "end");
-  const std::string first_row = t->constant("long", "(long)get_global_id(0) * " + rows_per_item, "first_row");
-  const std::string last_row = t->constant("long", "min(" + rows + ", " + first_row + " + " + rows_per_item + ")", "last_row");
-  const std::string row = t->fresh_name("row");
-  t->open_block("for (long " + row + " = " + first_row + "; " + row + " < " + last_row + "; ++" + row + ")");
+  const std::string first_row = t->constant("long", "(long)get_global_id(0) * " + first_row_step, "first_row");
+  const std::string k = t->fresh_name("k");
+  t->open_block("for (long " + k + " = 0; " + k + " < " + rows_per_item + "; ++" + k + ")");
+  const std::string row = t->constant("long", first_row + " + " + k + " * " + row_step, "row");
+  t->statement("if (" + row + " >= " + rows + ") break");
   traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
   accumulate_range<Op>(t, acc, identity, begin, end, "1",
                        [&](const std::string& col) -> decltype(auto) { return term_at<Fn>(t, arguments, row, col); });
@@ -342,13 +365,18 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
   const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
   const std::string finish = t->scalar_parameter("long", "finish");
+  const std::string col_groups = t->scalar_parameter("long", "col_groups");
   const std::string scratch = local_scratch(t, type);
   const std::string lid = t->constant("long", "get_local_id(0)", "lid");
   const std::string row_lane = t->constant("long", lid + " / " + lanes, "row_lane");
   const std::string row_lanes = t->constant("long", "(long)get_local_size(0) / " + lanes, "row_lanes");
-  const std::string col =
-      t->constant("long", "(long)get_group_id(0) * " + lanes + " + " + lid + " % " + lanes, "col");
   const std::string part = t->constant("long", "get_group_id(1)", "part");
+  // Many columns: each group takes every num_groups-th block of columns (a group's set-up is
+  // then paid once for many columns, which matters when columns are short).
+  const std::string block = t->fresh_name("block");
+  t->open_block("for (long " + block + " = get_group_id(0); " + block + " < " + col_groups + "; " + block +
+                " += get_num_groups(0))");
+  const std::string col = t->constant("long", block + " * " + lanes + " + " + lid + " % " + lanes, "col");
   traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
   t->open_block("if (" + col + " < " + cols + ")");
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
@@ -362,15 +390,15 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   store_output<Finalize, V>(t, scratch + "[" + lid + "]", finish, result + "[" + col + "]",
                             partials + "[" + part + " * " + cols + " + " + col + "]");
   t->close_block();
+  t->close_block();
 }
 
-/// Stage 1 of a wide column reduction on a CPU device: the group's items (one column each) walk
-/// the rows of their part together, a barrier after every four rows. A CPU device runs the
-/// items of each stretch between barriers as a loop, so each row's columns are read in one
-/// contiguous pass (a loop it can vectorize) instead of each item walking down a column. Each
-/// column's terms are still added in row order.
-template <typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
-void trace_col_sweep(const std::shared_ptr<kernel_trace>& t) {
+/// Stage 1 of a wide column reduction on a CPU device: each work-item adds `Columns` consecutive
+/// columns (a cache line of floats), one accumulator each, walking down the rows of its part:
+/// every line it reads is used whole, by it alone, and there is no barrier (a CPU device runs
+/// a group's items one after another). Each column's terms are added in row order.
+template <std::size_t Columns, typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
+void trace_col_blocks(const std::shared_ptr<kernel_trace>& t) {
   const std::string type(t->type_name<V>());
   const std::string rows = t->scalar_parameter("long", "rows");
   const std::string cols = t->scalar_parameter("long", "cols");
@@ -381,29 +409,41 @@ void trace_col_sweep(const std::shared_ptr<kernel_trace>& t) {
   const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
   const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
   const std::string finish = t->scalar_parameter("long", "finish");
-  const std::string col = t->constant("long", "get_global_id(0)", "col");
+  const std::string first_col =
+      t->constant("long", "(long)get_global_id(0) * " + std::to_string(Columns), "first_col");
   const std::string part = t->constant("long", "get_group_id(1)", "part");
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
   const std::string end = t->constant("long", "min(" + rows + ", " + begin + " + " + part_length + ")", "end");
-  traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
-  const std::string row = t->variable("long", begin, "row");
-  t->open_block("for (; " + row + " + 3 < " + end + "; " + row + " += 4)");
-  t->open_block("if (" + col + " < " + cols + ")");
-  for (int k = 0; k < 4; ++k)
-    accumulate<Op>(acc, term_at<Fn>(t, arguments, k == 0 ? row : "(" + row + " + " + std::to_string(k) + ")", col));
+  std::vector<std::string> col;
+  std::vector<traced_var<V>> acc;
+  acc.reserve(Columns);  // a copied traced_var would be a new variable
+  for (std::size_t j = 0; j < Columns; ++j) {
+    col.push_back(t->constant("long", first_col + " + " + std::to_string(j), "col"));
+    acc.emplace_back(t, t->variable(type, identity, "acc"), t->scope());
+  }
+  auto walk_rows = [&](bool guarded) {
+    const std::string row = t->fresh_name("row");
+    t->open_block("for (long " + row + " = " + begin + "; " + row + " < " + end + "; ++" + row + ")");
+    for (std::size_t j = 0; j < Columns; ++j) {
+      if (guarded) t->open_block("if (" + col[j] + " < " + cols + ")");
+      accumulate<Op>(acc[j], term_at<Fn>(t, arguments, row, col[j]));
+      if (guarded) t->close_block();
+    }
+    t->close_block();
+  };
+  // Whole blocks without a test per term; the last, partial block with one.
+  t->open_block("if (" + first_col + " + " + std::to_string(Columns) + " <= " + cols + ")");
+  walk_rows(false);
   t->close_block();
-  t->statement("barrier(CLK_LOCAL_MEM_FENCE)");
+  t->open_block("else if (" + first_col + " < " + cols + ")");
+  walk_rows(true);
   t->close_block();
-  t->open_block("for (; " + row + " < " + end + "; ++" + row + ")");
-  t->open_block("if (" + col + " < " + cols + ")");
-  accumulate<Op>(acc, term_at<Fn>(t, arguments, row, col));
-  t->close_block();
-  t->statement("barrier(CLK_LOCAL_MEM_FENCE)");
-  t->close_block();
-  t->open_block("if (" + col + " < " + cols + ")");
-  store_output<Finalize, V>(t, acc.checked_text(), finish, result + "[" + col + "]",
-                            partials + "[" + part + " * " + cols + " + " + col + "]");
-  t->close_block();
+  for (std::size_t j = 0; j < Columns; ++j) {
+    t->open_block("if (" + col[j] + " < " + cols + ")");
+    store_output<Finalize, V>(t, acc[j].checked_text(), finish, result + "[" + col[j] + "]",
+                              partials + "[" + part + " * " + cols + " + " + col[j] + "]");
+    t->close_block();
+  }
 }
 
 }  // namespace tessera::unified::detail

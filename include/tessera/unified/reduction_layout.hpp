@@ -11,8 +11,8 @@
 //   by a finishing pass) so that every compute unit holds several groups;
 // - on a CPU device (PoCL runs a group's items one after another on one core) each item reads
 //   one contiguous block: a row reduction gives each item whole rows (or one part of a long
-//   row); a wide column reduction sweeps its rows with the items along a row, so each row's
-//   columns are read in one pass, contiguously.
+//   row); a wide column reduction gives each item a cache line's width of columns, which it
+//   walks down the rows of its part (every line read whole, once).
 // When every output has one part, stage 1 writes the finished results itself: a reduction
 // with as many outputs as terms (N x 1 rows, 1 x N columns) then costs what a copy costs.
 #include <cstddef>
@@ -20,6 +20,9 @@
 #include <tessera/runtime/device.hpp>
 
 namespace tessera::unified {
+
+/// Columns per work-item of a wide column reduction on a CPU device: a 64-byte line of floats.
+inline constexpr std::size_t cpu_columns_per_item = 32;
 
 struct reduction_layout {
   std::size_t local = 1;        // work-items per group, a power of two
@@ -35,12 +38,19 @@ struct reduction_layout {
   std::size_t chunk = 1;
   std::size_t span = 0;
   std::size_t step = 1;
-  // Row reduction on a CPU device: each item reduces this many consecutive rows, one after
-  // another (lanes is then 1); 1 elsewhere.
+  // Row reduction with one item per row (lanes 1): each item reduces rows_per_item rows, item
+  // i rows i * first_row_step + k * row_step: consecutive rows on a CPU device, rows a grid
+  // apart on a GPU (so that neighbouring items read neighbouring rows).
   std::size_t rows_per_item = 1;
-  // Column reduction on a CPU device: the group's `lanes` items walk its part's rows together
-  // (one barrier per row), each adding its column, instead of each item walking a column.
-  bool sweep = false;
+  std::size_t first_row_step = 1;
+  std::size_t row_step = 1;
+  // Column reduction: blocks of `lanes` columns; stage 1 launches `groups` of them along
+  // dimension 0, each taking every groups-th block (fewer groups than blocks on a GPU with many
+  // short columns: one wave of groups, each paying its set-up once).
+  std::size_t col_blocks = 1;
+  // Wide column reduction on a CPU device: each item adds this many consecutive columns (a
+  // cache line of floats) down the rows of its part, and `lanes` is 1; 1 elsewhere.
+  std::size_t columns_per_item = 1;
   // Finishing pass (parts > 1): work-items per output, each combining every final_lanes-th
   // part, then a tree in the group. Few outputs with many parts get a whole group each.
   std::size_t final_lanes = 1;
