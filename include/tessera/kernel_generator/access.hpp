@@ -7,6 +7,7 @@
 // assignment goes through a temporary.
 #include <functional>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -62,12 +63,42 @@ struct producer {
   std::function<cl::Event(const fused_launch&)> launch_fused;
 };
 
+class kernel_context;
+
+/// A rowwise or colwise reduction as the assignment sees it (reductions.hpp): where the result
+/// reads it (map) and how the reduction skeleton (reduction_skeleton.hpp) generates it. One
+/// reached in place (map identity) is a root: the skeleton computes it with work-group
+/// cooperation and applies the rest of the expression to its finished value. Any other (under a
+/// broadcast, a transpose, another reduction) is materialized first (evaluated into a
+/// temporary by an assignment of its own) and read from there.
+struct reduction_site {
+  const void* node;
+  access_map map;
+  bool rowwise;         // reduces along the columns: one result per row
+  index_t outputs;      // results: rows when rowwise, else columns
+  index_t length;       // terms per result
+  std::string type;     // OpenCL C type of the accumulator
+  std::size_t element_bytes;
+  bool compensated;     // a floating sum: Kahan-compensated
+  std::string initial;  // the identity, as OpenCL C
+  /// The term at (row, col) of the argument: a variable holding it.
+  std::function<std::string(kernel_context&, const std::string& row, const std::string& col)> term;
+  /// OpenCL C combining two values (for the tree and the finishing pass).
+  std::function<std::string(const std::string& a, const std::string& b)> combine;
+  std::function<void(const runtime::context&)> materialize;
+  std::function<bool()> materialized;
+  std::function<void()> release;
+};
+
 /// Records every read and write of an assignment, by matrix identity, and its producers.
 class access_collector {
  public:
   void read(const void* matrix, const access_map& map) { reads_.push_back({matrix, map}); }
   void write(const void* matrix, const access_map& map) { writes_.push_back({matrix, map}); }
   void produce(producer p) { producers_.push_back(std::move(p)); }
+  void reduce(reduction_site r) { reductions_.push_back(std::move(r)); }
+  /// Every reduction reached, parents before the reductions nested in them.
+  const std::vector<reduction_site>& reductions() const noexcept { return reductions_; }
   /// Every producer reached, once per path to it (a named node reached twice appears twice).
   const std::vector<producer>& producers() const noexcept { return producers_; }
 
@@ -86,6 +117,7 @@ class access_collector {
   std::vector<access> reads_;
   std::vector<access> writes_;
   std::vector<producer> producers_;
+  std::vector<reduction_site> reductions_;
 };
 
 }  // namespace tessera::kernel_generator

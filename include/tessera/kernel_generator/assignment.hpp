@@ -25,6 +25,8 @@
 #include <tessera/kernel_generator/block.hpp>
 #include <tessera/kernel_generator/fused_matmul.hpp>
 #include <tessera/kernel_generator/kernel_cache.hpp>
+#include <tessera/kernel_generator/reduction_skeleton.hpp>
+#include <tessera/kernel_generator/reductions.hpp>
 #include <tessera/kernel_generator/skeletons.hpp>
 #include <tessera/kernel_generator/targets.hpp>
 #include <tessera/runtime/covering_event.hpp>
@@ -159,7 +161,7 @@ cl::Event assign(const std::tuple<Targets...>& targets, const std::tuple<Express
   } else if constexpr (skeleton_of_results<Expressions...>() == kernel_skeleton::gemm) {
     event = evaluate_with_producers<key>(targets, expressions, result, ctx, request);
   } else {
-    event = launch_elementwise_assignment<key>(targets, expressions, result, ctx);
+    event = launch_assignment<key>(targets, expressions, result, ctx);
   }
   [&]<std::size_t... K>(std::index_sequence<K...>) { (std::get<K>(targets).finish_target(views[K]), ...); }(sequence{});
   return event;
@@ -305,6 +307,13 @@ template <typename Derived, typename V, typename... A>
 template <device_scalar T>
 void operation<Derived, V, A...>::evaluate_into(matrix<T>& target) const {
   evaluate(target, derived());
+}
+
+template <typename Op, bool Rowwise, typename A>
+void reduction_<Op, Rowwise, A>::materialize(const runtime::context& ctx) const {
+  auto results = std::make_shared<matrix<value_type>>(rows(), cols(), matrix_view::entire, ctx);
+  evaluate(*results, *this);
+  materialized_ = std::move(results);
 }
 
 template <device_scalar T>

@@ -15,6 +15,7 @@
 #include <tessera/kernel_generator/argument_list.hpp>
 #include <tessera/kernel_generator/kernel_cache.hpp>
 #include <tessera/kernel_generator/matmul.hpp>
+#include <tessera/kernel_generator/reduction_skeleton.hpp>
 #include <tessera/kernel_generator/skeletons.hpp>
 #include <tessera/kernel_generator/targets.hpp>
 #include <tessera/runtime/covering_event.hpp>
@@ -90,9 +91,16 @@ cl::Event evaluate_with_producers(const std::tuple<Targets...>& targets, const s
   const access_collector collector = collect_producers(expressions);
   const std::vector<producer>& producers = collector.producers();
   if (std::any_of(producers.begin(), producers.end(), [](const producer& p) { return p.materialized(); }))
-    return launch_elementwise_assignment<Key>(targets, expressions, result, ctx);
+    return launch_assignment<Key>(targets, expressions, result, ctx);
   using first_target = std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Targets...>>>;
   if (fusable<first_target>(producers)) {
+    // Reductions under the product's epilogue (a bias's broadcast row sums) are evaluated
+    // first, once, and read by the store step.
+    reduction_analysis reductions;
+    analyze_reductions(expressions, reductions);
+    materialized_reductions materialized;
+    const cl::Event start = reductions.to_materialize.empty() ? cl::Event() : runtime::start_marker(ctx);
+    materialize_reductions(reductions, ctx, materialized);
     matrix_recorder recorder;
     visit_kernel_parameters(recorder, targets, expressions, 0, 0);
     const auto source = counted_get(store_steps<Key>, ctx, recorder.aliasing_pattern(), [&] {
@@ -107,13 +115,14 @@ cl::Event evaluate_with_producers(const std::tuple<Targets...>& targets, const s
     const auto [row, col] = first.target_offset();
     const index_t ldc = std::max<index_t>(1, c.rows());
     request.fused = true;
-    return producers.front().launch_fused(fused_launch{*source, &arguments, &c.storage(),
-                                                       static_cast<std::size_t>(row + col * ldc), ldc, request.params});
+    const cl::Event event = producers.front().launch_fused(
+        fused_launch{*source, &arguments, &c.storage(), static_cast<std::size_t>(row + col * ldc), ldc, request.params});
+    return reductions.to_materialize.empty() ? event : runtime::covering_event(ctx, start);
   }
   const producers_release release{producers};
   const cl::Event start = runtime::start_marker(ctx);  // the GEMMs keep their own events
   materialize_producers(producers, ctx);
-  launch_elementwise_assignment<Key>(targets, expressions, result, ctx);
+  launch_assignment<Key>(targets, expressions, result, ctx);
   return runtime::covering_event(ctx, start);
 }
 

@@ -55,14 +55,19 @@ std::shared_ptr<Value> counted_get(runtime::kernel_cache<std::vector<int>, Value
 }
 
 /// The elementwise kernel of an assignment: found or generated, launched with its arguments.
+/// reductions: which of its reductions are materialized (reduction_skeleton.hpp), a part of the
+/// key since a materialized reduction is read instead of computed.
 template <typename Key, typename... Targets, typename... Expressions>
 cl::Event launch_elementwise_assignment(const std::tuple<Targets...>& targets,
                                         const std::tuple<Expressions...>& expressions, shape result,
-                                        const runtime::context& ctx) {
+                                        const runtime::context& ctx, const std::vector<int>& reductions = {}) {
   // The pattern is taken after the targets are prepared: preparing may change a view.
   matrix_recorder recorder;
   visit_kernel_parameters(recorder, targets, expressions, 0, 0);
-  const auto kernel = counted_get(elementwise_kernels<Key>, ctx, recorder.aliasing_pattern(),
+  std::vector<int> pattern = recorder.aliasing_pattern();
+  pattern.push_back(-1);
+  pattern.insert(pattern.end(), reductions.begin(), reductions.end());
+  const auto kernel = counted_get(elementwise_kernels<Key>, ctx, pattern,
                                   [&] { return build_kernel(ctx, generate_kernel_source(targets, expressions)); });
   argument_list arguments;
   visit_kernel_parameters(arguments, targets, expressions, result.rows, result.cols);

@@ -2,10 +2,18 @@
 // Rowwise and colwise reductions: rowwise_sum(a) is the M x 1 column of a's row sums,
 // colwise_sum(a) the 1 x N row of its column sums; likewise prod, max and min. Each result
 // is finished (no partial results for the caller to combine), so a reduction can be used
-// anywhere inside a larger expression: the work-item computing element (i, j) loops over
-// the reduced dimension. Floating sums are compensated (Kahan), so they stay within a few
-// ulps of the exact sum however long the rows are.
+// anywhere inside a larger expression. Floating sums are compensated (Kahan), so they stay
+// within a few ulps of the exact sum however long the rows are.
+//
+// How it runs (reduction_skeleton.hpp): a reduction the assignment reads in place (the root,
+// `s = rowwise_sum(elt_multiply(a, b))`, `n = sqrt(colwise_sum(a * a))`) is computed by
+// work-groups that share each result, reading its argument once and coalesced, several
+// work-groups per result when results are few, with the rest of the expression applied to the
+// finished value. A reduction anywhere else (under a broadcast: `a - colwise_broadcast(
+// rowwise_max(a))`) is evaluated once into a temporary before the assignment's kernel, which
+// reads it. Inside a fused GEMM's store step a reduction is still a loop per element.
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -16,6 +24,7 @@ namespace tessera::kernel_generator {
 /// The sum: `acc` accumulates `value`; Kahan-compensated for floating types.
 struct sum_reduction {
   static constexpr std::string_view name = "sum";
+  static std::string combine(const std::string& a, const std::string& b) { return "(" + a + " + " + b + ")"; }
   template <typename T>
   static std::string initial() {
     return "0";
@@ -27,6 +36,7 @@ struct sum_reduction {
 };
 struct prod_reduction {
   static constexpr std::string_view name = "prod";
+  static std::string combine(const std::string& a, const std::string& b) { return "(" + a + " * " + b + ")"; }
   template <typename T>
   static std::string initial() {
     return "1";
@@ -48,6 +58,9 @@ struct prod_reduction {
 /// An empty row's maximum is -infinity (INT_MIN for int).
 struct max_reduction {
   static constexpr std::string_view name = "max";
+  static std::string combine(const std::string& a, const std::string& b) {
+    return "(" + b + " > " + a + " ? " + b + " : " + a + ")";
+  }
   template <typename T>
   static std::string initial() {
     return std::is_floating_point_v<T> ? "-INFINITY" : "INT_MIN";
@@ -68,6 +81,9 @@ struct max_reduction {
 /// Minimum; NaN elements are skipped. An empty row's minimum is +infinity (INT_MAX for int).
 struct min_reduction {
   static constexpr std::string_view name = "min";
+  static std::string combine(const std::string& a, const std::string& b) {
+    return "(" + b + " < " + a + " ? " + b + " : " + a + ")";
+  }
   template <typename T>
   static std::string initial() {
     return std::is_floating_point_v<T> ? "INFINITY" : "INT_MAX";
@@ -115,7 +131,46 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
     visitor.integer(this, "length", length());
   }
 
+  /// Materialized: the temporary holding the results is this node's only parameter.
+  template <typename Visitor>
+  void visit_parameters(Visitor& visitor) const {
+    if (materialized_) visitor.matrix(this, *materialized_, false);
+    else base::visit_parameters(visitor);
+  }
+
+  /// Registers this reduction with the assignment (access.hpp: reduction_site), then the reads
+  /// of its argument, which it reads anywhere.
+  void collect_accesses(access_collector& collector, const access_map& map) const {
+    constexpr bool compensated = std::is_same_v<Op, sum_reduction> && std::is_floating_point_v<value_type>;
+    collector.reduce(reduction_site{
+        this, map, Rowwise, Rowwise ? rows() : cols(), length(), std::string(codegen::opencl_type_name<value_type>()),
+        sizeof(value_type), compensated, Op::template initial<value_type>(),
+        [this](kernel_context& kc, const std::string& row, const std::string& col) {
+          return this->template argument<0>().generate(kc, row, col);
+        },
+        [](const std::string& a, const std::string& b) { return Op::combine(a, b); },
+        [this](const runtime::context& ctx) { materialize(ctx); }, [this] { return materialized_ != nullptr; },
+        [this] { materialized_.reset(); }});
+    base::collect_accesses(collector, map);
+  }
+
+  /// Evaluates the results into a temporary, which the assignment's kernels then read
+  /// (defined in assignment.hpp).
+  void materialize(const runtime::context& ctx) const;
+
+  /// Reached when the reduction is materialized (a load), or inside a fused GEMM's store
+  /// step (a loop over the reduced dimension per element); a root's value is remembered by
+  /// the reduction skeleton before the rest of the expression is generated.
   std::string emit(kernel_context& kc, const std::string& i, const std::string& j) const {
+    if (materialized_) {
+      const matrix_parameter& p = kc.matrix_parameter_of(materialized_.get());
+      return kc.builder().declare_fresh(std::string(codegen::opencl_type_name<value_type>()), element_of(p, i, j));
+    }
+    return emit_loop(kc, i, j);
+  }
+
+ private:
+  std::string emit_loop(kernel_context& kc, const std::string& i, const std::string& j) const {
     auto& b = kc.builder();
     const std::string type(codegen::opencl_type_name<value_type>());
     const std::string acc = b.fresh_name("r");
@@ -140,6 +195,9 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
     return acc;
   }
 
+  mutable std::shared_ptr<matrix<value_type>> materialized_;
+
+ public:
   value_type host_value(index_t i, index_t j) const {
     const auto& arg = this->template argument<0>();
     value_type acc = Op::template host_initial<value_type>();

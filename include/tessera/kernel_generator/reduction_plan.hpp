@@ -1,0 +1,50 @@
+#pragma once
+// How the reduction skeleton (reduction_skeleton.hpp) spreads a reduction over a device: which
+// work-items share one result, how many results a work-group computes, and into how many parts
+// (work-groups of their own, finished by a second pass) the terms of each result are split.
+// It depends only on the device and the sizes, so a reduction adds its terms in the same order,
+// and gives the same bits, on every run there.
+#include <cstddef>
+
+#include <tessera/kernel_generator/shape.hpp>
+#include <tessera/runtime/device.hpp>
+
+namespace tessera::kernel_generator {
+
+/// The launch of a reduction of `outputs` results of `length` terms each, over a column-major
+/// argument: rowwise (one result per row, terms along the row) or colwise (one per column).
+/// The work-group is local0 x local1 work-items, local0 along the argument's contiguous rows:
+///  - rowwise: local0 results per group, local1 lanes sharing each result's terms;
+///  - colwise: local0 lanes sharing each result's terms, local1 results per group.
+/// On a GPU consecutive work-items read consecutive elements (coalesced) and each lane takes
+/// every lane_step-th term of its part; on a CPU a lane takes a contiguous run of terms.
+struct reduction_plan {
+  std::size_t local0 = 1, local1 = 1;
+  /// Work-groups along the three launch dimensions: rowwise (result groups, parts, 1);
+  /// colwise (parts, result groups spread over the second and third dimensions).
+  std::size_t groups0 = 1, groups1 = 1, groups2 = 1;
+  /// Parts per result: 1 finishes in the first kernel, more write partial results that a
+  /// second kernel combines in part order.
+  index_t parts = 1;
+  index_t part_length = 0;
+  /// Lane l of a part starts at term part_begin + l * lane_chunk and takes every
+  /// lane_step-th term of the next lane_span.
+  index_t lane_chunk = 1;
+  index_t lane_span = 0;
+  index_t lane_step = 1;
+
+  std::size_t lanes(bool rowwise) const noexcept { return rowwise ? local1 : local0; }
+  std::size_t results_per_group(bool rowwise) const noexcept { return rowwise ? local0 : local1; }
+};
+
+/// work_group: the largest power-of-two work-group the kernel runs (kernel::power_of_two_work_group).
+reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, index_t outputs, index_t length,
+                              std::size_t work_group);
+
+/// The device assignments plan their reductions for: `device` itself, unless a test asked for
+/// another's plan (plan_reductions_as), so that a GPU's layout is checked on PoCL too.
+const runtime::device_info& planning_device(const runtime::device_info& device);
+/// For tests: plan every reduction as for `device` (null: each context's own). Not thread-safe.
+void plan_reductions_as(const runtime::device_info* device);
+
+}  // namespace tessera::kernel_generator

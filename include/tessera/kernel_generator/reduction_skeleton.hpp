@@ -1,0 +1,362 @@
+#pragma once
+// The reduction skeleton: an assignment whose expressions read rowwise or colwise reductions in
+// place (`s = rowwise_sum(elt_multiply(a, b))`, `results(s, m) = expressions(rowwise_sum(a),
+// rowwise_max(a))`, `n = sqrt(colwise_sum(a * a))`). The work-items of a group share each result
+// (reduction_plan.hpp says how many and how they read), each lane accumulates its terms in
+// several independent accumulators (memory-level parallelism on a GPU, instruction-level on a
+// CPU), the group combines its lanes by a tree in local memory, and then either
+//  - the rest of every expression is generated on the finished values and stored (one part), or
+//  - partial results go to a workspace and a finishing kernel combines the parts in order
+//    before the rest of the expression and the store (several parts: few results, long terms).
+// Every root reduction of the assignment shares the one pass over the argument's elements
+// (they run along the same dimension and length); a reduction that is not a root (under a
+// broadcast, nested in another reduction) is materialized first, once per node, in dependency
+// order, and read as a matrix.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <tessera/codegen/kernel_builder.hpp>
+#include <tessera/kernel_generator/access.hpp>
+#include <tessera/kernel_generator/argument_list.hpp>
+#include <tessera/kernel_generator/kernel_cache.hpp>
+#include <tessera/kernel_generator/reduction_plan.hpp>
+#include <tessera/kernel_generator/skeletons.hpp>
+#include <tessera/runtime/buffer.hpp>
+#include <tessera/runtime/covering_event.hpp>
+
+namespace tessera::kernel_generator {
+
+namespace detail {
+
+/// Independent accumulators per lane.
+inline constexpr int reduction_unroll = 4;
+
+/// The two kernels of a reduction assignment: the pass over the terms, and the pass that
+/// finishes several parts.
+struct reduction_kernels {
+  runtime::kernel pass;
+  runtime::kernel finish;
+};
+template <typename Key>
+inline runtime::kernel_cache<std::vector<int>, reduction_kernels> reduction_kernel_cache;
+
+/// Frees the temporaries of the reductions an assignment materialized when it is done.
+class materialized_reductions {
+ public:
+  materialized_reductions() = default;
+  materialized_reductions(const materialized_reductions&) = delete;
+  materialized_reductions& operator=(const materialized_reductions&) = delete;
+  ~materialized_reductions() {
+    for (const auto& release : releases_) release();
+  }
+  void add(std::function<void()> release) { releases_.push_back(std::move(release)); }
+
+ private:
+  std::vector<std::function<void()>> releases_;
+};
+
+/// The reductions of an assignment: the roots its skeleton computes, the rest materialized.
+struct reduction_analysis {
+  access_collector collector;
+  std::vector<const reduction_site*> roots;
+  std::vector<const reduction_site*> to_materialize;
+  /// What the kernels' code depends on besides the types and the aliasing pattern: which
+  /// reductions are materialized and which are roots.
+  std::vector<int> pattern;
+};
+
+/// Whether site can share the pass of the first root.
+inline bool same_pass(const reduction_site& root, const reduction_site& site) {
+  return site.rowwise == root.rowwise && site.length == root.length && site.outputs == root.outputs;
+}
+
+/// Finds the reductions of expressions: the roots the skeleton computes in one pass, and the
+/// others, to be materialized (in the order to materialize them: the deepest first).
+template <typename... Expressions>
+void analyze_reductions(const std::tuple<Expressions...>& expressions, reduction_analysis& out) {
+  std::apply([&](const auto&... e) { (e.collect_accesses(out.collector, access_map::identity()), ...); }, expressions);
+  const std::vector<reduction_site>& sites = out.collector.reductions();
+  // A node read in place and elsewhere is materialized: its other readers need it whole.
+  const auto read_elsewhere = [&](const void* node) {
+    return std::any_of(sites.begin(), sites.end(),
+                       [&](const reduction_site& s) { return s.node == node && !(s.map == access_map::identity()); });
+  };
+  std::vector<int> kind(sites.size(), 0);  // 0: materialize, 1: materialized already, 2: a root
+  for (std::size_t s = 0; s < sites.size(); ++s) {
+    const reduction_site& site = sites[s];
+    if (site.materialized()) {
+      kind[s] = 1;
+      continue;
+    }
+    if (!(site.map == access_map::identity()) || read_elsewhere(site.node)) continue;
+    if (!out.roots.empty() && !same_pass(*out.roots.front(), site)) continue;
+    kind[s] = 2;
+    if (std::none_of(out.roots.begin(), out.roots.end(), [&](const reduction_site* r) { return r->node == site.node; }))
+      out.roots.push_back(&site);
+  }
+  // Sites list parents before the reductions nested in them: the deepest come last.
+  for (std::size_t s = sites.size(); s-- > 0;)
+    if (kind[s] == 0) out.to_materialize.push_back(&sites[s]);
+  for (std::size_t s = 0; s < sites.size(); ++s) out.pattern.push_back(kind[s]);
+}
+
+/// Evaluates each reduction of analysis.to_materialize into its temporary (a node reached
+/// twice once), kept until `materialized` goes.
+inline void materialize_reductions(const reduction_analysis& analysis, const runtime::context& ctx,
+                                   materialized_reductions& materialized) {
+  for (const reduction_site* site : analysis.to_materialize) {
+    if (site->materialized()) continue;
+    site->materialize(ctx);
+    materialized.add(site->release);
+  }
+}
+
+/// The names a reduction kernel's code uses for its result's (i, j), its lane and the like.
+struct reduction_names {
+  std::string out;      // the result's index along its vector: i (rowwise) or j
+  std::string outputs;  // how many results: rows or cols
+  std::string lane, lanes, slot;
+};
+
+inline reduction_names declare_indices(codegen::kernel_builder& b, bool rowwise, bool finishing) {
+  if (finishing) {
+    b.declare("const int", rowwise ? "i" : "j", "get_global_id(0)");
+    b.declare("const int", rowwise ? "j" : "i", "0");
+    return {rowwise ? "i" : "j", rowwise ? "rows" : "cols", "", "", ""};
+  }
+  b.declare("const int", "l0", "get_local_id(0)");
+  b.declare("const int", "l1", "get_local_id(1)");
+  b.declare("const int", "L0", "get_local_size(0)");
+  b.declare("const int", "L1", "get_local_size(1)");
+  if (rowwise) {
+    b.declare("const int", "i", "get_global_id(0)");
+    b.declare("const int", "j", "0");
+    b.declare("const int", "part", "get_group_id(1)");
+  } else {
+    b.declare("const int", "i", "0");
+    b.declare("const int", "j", "(get_group_id(1) + get_num_groups(1) * get_group_id(2)) * L1 + l1");
+    b.declare("const int", "part", "get_group_id(0)");
+  }
+  return {rowwise ? "i" : "j", rowwise ? "rows" : "cols", rowwise ? "l1" : "l0", rowwise ? "L1" : "L0",
+          "l1 * L0 + l0"};
+}
+
+/// acc (with compensation acc_c when compensated) += value, or acc = combine(acc, value).
+inline void emit_accumulate(codegen::kernel_builder& b, const reduction_site& site, const std::string& acc,
+                            const std::string& value) {
+  if (site.compensated) {
+    // Kahan: acc_c carries the low-order bits the previous addition lost.
+    const std::string y = b.declare_fresh(site.type, value + " - " + acc + "_c", "y");
+    const std::string t = b.declare_fresh(site.type, acc + " + " + y, "t");
+    b.assign(acc + "_c", "(" + t + " - " + acc + ") - " + y);
+    b.assign(acc, t);
+  } else {
+    b.assign(acc, site.combine(acc, value));
+  }
+}
+
+/// Generates the rest of every expression on the roots' finished values (red[r]) at (i, j)
+/// and stores them: the one place the skeleton writes results.
+template <typename Targets, typename Expressions>
+void emit_finished_results(kernel_context& kc, const Targets& targets, const Expressions& expressions,
+                           const std::vector<const reduction_site*>& roots, const std::vector<std::string>& red) {
+  for (std::size_t r = 0; r < roots.size(); ++r) kc.remember(roots[r]->node, "i", "j", red[r]);
+  const auto values = std::apply(
+      [&](const auto&... e) { return std::array<std::string, sizeof...(e)>{e.generate(kc, "i", "j")...}; },
+      expressions);
+  emit_store_step(kc, targets, values, "i", "j");
+}
+
+/// The OpenCL C of the pass over the terms (finishing = false) or of the finishing pass.
+/// Parameters: the assignment's (visit_kernel_parameters), then parts, part_length, lane_chunk,
+/// lane_span, lane_step, and per root its partial results and its local scratch (the finishing
+/// pass: parts, then the partial results).
+template <typename Targets, typename Expressions>
+std::string generate_reduction_source(const Targets& targets, const Expressions& expressions,
+                                      const std::vector<const reduction_site*>& roots, bool finishing) {
+  codegen::kernel_builder b("evaluate");
+  kernel_context kc(b);
+  visit_kernel_parameters(kc, targets, expressions, 0, 0);
+  const reduction_site& first = *roots.front();
+  const bool rowwise = first.rowwise;
+  const std::string length = kc.integer_parameter_of(first.node, "length");
+  b.add_scalar_parameter("int", "parts");
+  if (!finishing)
+    for (const char* name : {"part_length", "lane_chunk", "lane_span", "lane_step"}) b.add_scalar_parameter("int", name);
+  std::vector<std::string> partials, scratch;
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    partials.push_back(b.add_pointer_parameter(roots[r]->type, "partials" + std::to_string(r), finishing));
+    if (!finishing)
+      scratch.push_back(b.add_pointer_parameter(roots[r]->type, "scratch" + std::to_string(r), false,
+                                                codegen::address_space::local));
+  }
+  const reduction_names n = declare_indices(b, rowwise, finishing);
+  const std::string in_range = n.out + " < " + n.outputs;
+  std::vector<std::string> red(roots.size());
+
+  if (finishing) {
+    kc.open_scope("if (" + in_range + ")");
+    for (std::size_t r = 0; r < roots.size(); ++r) {
+      const reduction_site& site = *roots[r];
+      red[r] = b.fresh_name("r");
+      b.declare(site.type, red[r], partials[r] + "[" + n.out + "]");
+      if (site.compensated) b.declare(site.type, red[r] + "_c", "0");
+      kc.open_scope("for (int p = 1; p < parts; ++p)");
+      emit_accumulate(b, site, red[r], partials[r] + "[(long)p * " + n.outputs + " + " + n.out + "]");
+      kc.close_scope();
+    }
+    emit_finished_results(kc, targets, expressions, roots, red);
+    kc.close_scope();
+    return b.source();
+  }
+
+  b.declare("const int", "part_begin", "part * part_length");
+  b.declare("const int", "part_end", "(int)min((long)" + length + ", (long)part_begin + part_length)");
+  b.declare("const int", "k_begin", "part_begin + " + n.lane + " * lane_chunk");
+  b.declare("const int", "k_end", "(int)min((long)part_end, (long)k_begin + lane_span)");
+  // acc[r][u]: root r's accumulator u.
+  std::vector<std::vector<std::string>> acc(roots.size());
+  for (std::size_t r = 0; r < roots.size(); ++r)
+    for (int u = 0; u < reduction_unroll; ++u) {
+      acc[r].push_back(b.fresh_name("acc"));
+      b.declare(roots[r]->type, acc[r][u], roots[r]->initial);
+      if (roots[r]->compensated) b.declare(roots[r]->type, acc[r][u] + "_c", "0");
+    }
+  const auto term_at = [&](const reduction_site& site, const std::string& k) {
+    return rowwise ? site.term(kc, "i", k) : site.term(kc, k, "j");
+  };
+  kc.open_scope("if (" + in_range + ")");
+  b.declare("int", "k", "k_begin");
+  kc.open_scope("for (; k < k_end - " + std::to_string(reduction_unroll - 1) + " * lane_step; k += " +
+                std::to_string(reduction_unroll) + " * lane_step)");
+  std::vector<std::string> ks{"k"};
+  for (int u = 1; u < reduction_unroll; ++u)
+    ks.push_back(b.declare_fresh("int", "k + " + std::to_string(u) + " * lane_step", "k"));
+  // Every load first, then the accumulations: the loads do not wait for each other.
+  std::vector<std::vector<std::string>> terms(roots.size());
+  for (std::size_t r = 0; r < roots.size(); ++r)
+    for (int u = 0; u < reduction_unroll; ++u) terms[r].push_back(term_at(*roots[r], ks[static_cast<std::size_t>(u)]));
+  for (std::size_t r = 0; r < roots.size(); ++r)
+    for (int u = 0; u < reduction_unroll; ++u) emit_accumulate(b, *roots[r], acc[r][u], terms[r][u]);
+  kc.close_scope();
+  kc.open_scope("for (; k < k_end; k += lane_step)");
+  for (std::size_t r = 0; r < roots.size(); ++r) emit_accumulate(b, *roots[r], acc[r][0], term_at(*roots[r], "k"));
+  kc.close_scope();
+  kc.close_scope();
+
+  // The lane's result (accumulators in a fixed order), then the tree over the group's lanes.
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    const reduction_site& site = *roots[r];
+    const auto value = [&](int u) {
+      return site.compensated ? "(" + acc[r][u] + " - " + acc[r][u] + "_c)" : acc[r][u];
+    };
+    std::string combined = value(0);
+    for (int u = 1; u < reduction_unroll; ++u) combined = site.combine(combined, value(u));
+    b.assign(scratch[r] + "[" + n.slot + "]", combined);
+  }
+  const std::string partner = rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s";
+  kc.open_scope("for (int s = " + n.lanes + " >> 1; s > 0; s >>= 1)");
+  b.statement("barrier(CLK_LOCAL_MEM_FENCE)");
+  kc.open_scope("if (" + n.lane + " < s)");
+  for (std::size_t r = 0; r < roots.size(); ++r)
+    b.assign(scratch[r] + "[" + n.slot + "]",
+             roots[r]->combine(scratch[r] + "[" + n.slot + "]", scratch[r] + "[" + partner + "]"));
+  kc.close_scope();
+  kc.close_scope();
+
+  kc.open_scope("if (" + n.lane + " == 0 && " + in_range + ")");
+  for (std::size_t r = 0; r < roots.size(); ++r)
+    red[r] = b.declare_fresh(roots[r]->type, scratch[r] + "[" + n.slot + "]", "r");
+  kc.open_scope("if (parts == 1)");
+  emit_finished_results(kc, targets, expressions, roots, red);
+  kc.close_scope();
+  kc.open_scope("else");
+  for (std::size_t r = 0; r < roots.size(); ++r)
+    b.assign(partials[r] + "[(long)part * " + n.outputs + " + " + n.out + "]", red[r]);
+  kc.close_scope();
+  kc.close_scope();
+  return b.source();
+}
+
+/// The reduction kernels of an assignment: found or generated, planned and launched.
+template <typename Key, typename... Targets, typename... Expressions>
+cl::Event launch_reduction_assignment(const std::tuple<Targets...>& targets,
+                                      const std::tuple<Expressions...>& expressions, shape result,
+                                      const runtime::context& ctx, const reduction_analysis& analysis) {
+  const std::vector<const reduction_site*>& roots = analysis.roots;
+  matrix_recorder recorder;
+  visit_kernel_parameters(recorder, targets, expressions, 0, 0);
+  std::vector<int> pattern = recorder.aliasing_pattern();
+  pattern.push_back(-1);
+  pattern.insert(pattern.end(), analysis.pattern.begin(), analysis.pattern.end());
+  const auto kernels = counted_get(reduction_kernel_cache<Key>, ctx, pattern, [&] {
+    return reduction_kernels{build_kernel(ctx, generate_reduction_source(targets, expressions, roots, false)),
+                             build_kernel(ctx, generate_reduction_source(targets, expressions, roots, true))};
+  });
+  const reduction_site& first = *roots.front();
+  const reduction_plan plan = plan_reduction(planning_device(ctx.device()), first.rowwise, first.outputs, first.length,
+                                             kernels->pass.power_of_two_work_group(256));
+
+  argument_list assignment_arguments;
+  visit_kernel_parameters(assignment_arguments, targets, expressions, result.rows, result.cols);
+  const auto given = assignment_arguments.arguments();
+  std::vector<runtime::kernel_argument> pass(given.begin(), given.end());
+  std::vector<runtime::kernel_argument> finish(given.begin(), given.end());
+  const int parts = to_kernel_int(plan.parts, "reduction parts");
+  pass.emplace_back(parts);
+  finish.emplace_back(parts);
+  for (const index_t value : {plan.part_length, plan.lane_chunk, plan.lane_span, plan.lane_step})
+    pass.emplace_back(to_kernel_int(value, "reduction plan"));
+  std::vector<runtime::device_buffer> workspaces;
+  workspaces.reserve(roots.size());
+  const std::size_t group = plan.local0 * plan.local1;
+  for (const reduction_site* site : roots) {
+    if (plan.parts > 1)
+      workspaces.emplace_back(ctx, static_cast<std::size_t>(plan.parts) * static_cast<std::size_t>(site->outputs) *
+                                       site->element_bytes);
+    else
+      workspaces.emplace_back();
+    pass.emplace_back(workspaces.back().handle());
+    pass.emplace_back(runtime::local_memory{group * site->element_bytes});
+    finish.emplace_back(workspaces.back().handle());
+  }
+  const runtime::launch_range range{
+      {plan.groups0 * plan.local0, plan.groups1 * plan.local1, plan.groups2}, {plan.local0, plan.local1, 1}, 3};
+  const cl::Event first_event = kernels->pass.launch(ctx, range, pass);
+  if (plan.parts == 1) return first_event;
+  const auto outputs = static_cast<std::size_t>(first.outputs);
+  const std::size_t local = kernels->finish.power_of_two_work_group(256);
+  kernels->finish.launch(ctx, runtime::launch_range::one_d(runtime::round_up(outputs, local), local), finish);
+  return runtime::covering_event(ctx, first_event);
+}
+
+/// An assignment's kernels once its producers (matmuls) are materialized or fused: the
+/// reduction skeleton when it reads reductions in place, else the elementwise one.
+template <typename Key, typename... Targets, typename... Expressions>
+cl::Event launch_assignment(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
+                            shape result, const runtime::context& ctx) {
+  reduction_analysis analysis;
+  analyze_reductions(expressions, analysis);
+  materialized_reductions materialized;
+  cl::Event start;
+  if (!analysis.to_materialize.empty()) {
+    start = runtime::start_marker(ctx);  // the materializations keep their own events
+    materialize_reductions(analysis, ctx, materialized);
+    analysis.pattern.clear();  // now materialized
+    for (const reduction_site& site : analysis.collector.reductions())
+      analysis.pattern.push_back(site.materialized() ? 1 : 2);
+  }
+  const cl::Event event = analysis.roots.empty()
+                              ? launch_elementwise_assignment<Key>(targets, expressions, result, ctx, analysis.pattern)
+                              : launch_reduction_assignment<Key>(targets, expressions, result, ctx, analysis);
+  return analysis.to_materialize.empty() ? event : runtime::covering_event(ctx, start);
+}
+
+}  // namespace detail
+}  // namespace tessera::kernel_generator

@@ -1,0 +1,100 @@
+#include <tessera/kernel_generator/reduction_plan.hpp>
+
+#include <algorithm>
+#include <bit>
+
+namespace tessera::kernel_generator {
+
+namespace {
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return a / b + (a % b != 0); }
+std::size_t pow2_at_least(std::size_t n) { return std::bit_ceil(std::max<std::size_t>(n, 1)); }
+
+// Work-groups that keep every compute unit busy: a GPU hides memory latency with several
+// resident groups per unit (8 groups of 256 fill an H100/H200 multiprocessor); a CPU device
+// runs one group per core at a time, a few per core even out the cores.
+std::size_t target_groups(const runtime::device_info& device, bool gpu) {
+  const std::size_t units = std::max<std::size_t>(device.compute_units, 1);
+  return gpu ? 8 * units : 4 * units;
+}
+
+// At most this many work-groups in the second and third launch dimensions (NVIDIA's limit).
+constexpr std::size_t max_groups = 65535;
+
+const runtime::device_info* planned_as = nullptr;
+
+}  // namespace
+
+const runtime::device_info& planning_device(const runtime::device_info& device) {
+  return planned_as != nullptr ? *planned_as : device;
+}
+void plan_reductions_as(const runtime::device_info* device) { planned_as = device; }
+
+reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, index_t outputs, index_t length,
+                              std::size_t work_group) {
+  const bool gpu = device.type != runtime::device_type::cpu;
+  const auto n_out = static_cast<std::size_t>(std::max<index_t>(outputs, 0));
+  const auto n_terms = static_cast<std::size_t>(std::max<index_t>(length, 0));
+  work_group = std::max<std::size_t>(std::bit_floor(std::max<std::size_t>(work_group, 1)), 1);
+
+  // lanes: work-items sharing one result; per_group: results per work-group.
+  std::size_t lanes = 1, per_group = 1;
+  if (gpu && rowwise) {
+    // The results run along the contiguous rows: 32 of them make a 128-byte read per column;
+    // the rest of the group shares their terms. Few terms leave room for more results.
+    per_group = std::min({work_group, pow2_at_least(n_out), std::size_t{32}});
+    lanes = std::min(work_group / per_group, pow2_at_least(n_terms));
+    per_group = std::min(work_group / lanes, pow2_at_least(n_out));
+  } else if (gpu) {
+    // The terms run along the contiguous column: lanes read it coalesced, about 16 terms each
+    // (at least a warp's 32 lanes when the column is that long).
+    lanes = std::min({work_group, pow2_at_least(n_terms),
+                      std::max<std::size_t>(32, pow2_at_least(ceil_div(n_terms, 16)))});
+    per_group = std::min(work_group / lanes, pow2_at_least(n_out));
+  } else {
+    // A CPU: one work-item per result walks its terms (PoCL vectorizes no loop over work-items
+    // that holds a loop), many results per group (PoCL pays for each group), parts spread few
+    // results over the cores.
+    per_group = std::min({work_group, pow2_at_least(n_out), std::size_t{256}});
+  }
+
+  reduction_plan plan;
+  plan.local0 = rowwise ? per_group : lanes;
+  plan.local1 = rowwise ? lanes : per_group;
+  const std::size_t result_groups = std::max<std::size_t>(ceil_div(n_out, per_group), 1);
+
+  // Parts: when the result groups cannot fill the device, split each result's terms, keeping
+  // enough terms per lane that the finishing pass stays small.
+  const std::size_t target = target_groups(device, gpu);
+  const std::size_t least_terms = gpu ? lanes * 16 : 4096;
+  std::size_t parts = 1;
+  if (result_groups < target && n_terms > least_terms)
+    parts = std::min({ceil_div(target, result_groups), ceil_div(n_terms, least_terms), max_groups});
+  const std::size_t part_length = std::max<std::size_t>(ceil_div(n_terms, parts), 1);
+  parts = std::max<std::size_t>(ceil_div(n_terms, part_length), 1);  // no empty part
+  plan.parts = static_cast<index_t>(parts);
+  plan.part_length = static_cast<index_t>(part_length);
+  if (gpu) {
+    plan.lane_chunk = 1;
+    plan.lane_span = plan.part_length;
+    plan.lane_step = static_cast<index_t>(lanes);
+  } else {
+    plan.lane_chunk = static_cast<index_t>(std::max<std::size_t>(ceil_div(part_length, lanes), 1));
+    plan.lane_span = plan.lane_chunk;
+    plan.lane_step = 1;
+  }
+
+  if (rowwise) {
+    plan.groups0 = result_groups;
+    plan.groups1 = parts;
+    plan.groups2 = 1;
+  } else {
+    plan.groups0 = parts;
+    // Result groups over the second and third dimensions, balanced so that few are empty.
+    plan.groups2 = ceil_div(result_groups, max_groups);
+    plan.groups1 = ceil_div(result_groups, plan.groups2);
+  }
+  return plan;
+}
+
+}  // namespace tessera::kernel_generator

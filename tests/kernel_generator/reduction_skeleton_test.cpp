@@ -1,0 +1,267 @@
+// The reduction skeleton (reduction_skeleton.hpp, reduction_plan.hpp): work-group cooperation,
+// several parts per result with a finishing pass, the GPU's and the CPU's plans, shared passes
+// for several results, nested reductions computed once, NaN and infinities, views and blocks,
+// and the same bits on every run.
+#include <gmock/gmock.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "kernel_generator/kernel_generator_support.hpp"
+
+#include <tessera/kernel_generator/reduction_plan.hpp>
+#include <tessera/runtime/kernel.hpp>
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::testing;
+using namespace tessera::kernel_generator;
+
+template <typename T>
+class KernelGeneratorReductionSkeleton : public ::testing::Test {};
+TYPED_TEST_SUITE(KernelGeneratorReductionSkeleton, value_types);
+
+runtime::device_info gpu_like(std::uint32_t units) {
+  runtime::device_info d;
+  d.type = runtime::device_type::gpu;
+  d.compute_units = units;
+  d.name = "a GPU of " + std::to_string(units) + " compute units";
+  return d;
+}
+runtime::device_info cpu_like(std::uint32_t cores) {
+  runtime::device_info d;
+  d.type = runtime::device_type::cpu;
+  d.compute_units = cores;
+  d.name = "a CPU of " + std::to_string(cores) + " cores";
+  return d;
+}
+
+/// Plans reductions as for `device` while it lives: the GPU's layout runs on PoCL too.
+class planned_as {
+ public:
+  explicit planned_as(const runtime::device_info& device) : device_(device) { plan_reductions_as(&device_); }
+  ~planned_as() { plan_reductions_as(nullptr); }
+  planned_as(const planned_as&) = delete;
+  planned_as& operator=(const planned_as&) = delete;
+
+ private:
+  runtime::device_info device_;
+};
+
+// The five shapes of issue 14 (8192x8192, 1024x65536, 65536x1024, 1x2^26, 2^26x1), scaled down
+// to odd sizes, and the empty ones.
+struct shape_case {
+  index_t rows, cols;
+};
+const std::vector<shape_case> scaled_shapes{{67, 67},  {13, 2053}, {2053, 13}, {1, 40009},
+                                             {40009, 1}, {0, 17},   {17, 0},    {1, 1}};
+
+template <typename T, typename F>
+void expect_matches_host(F f, const matrix<T>& a, const char* what) {
+  SCOPED_TRACE(::testing::Message() << what << " " << a.rows() << "x" << a.cols());
+  matrix<T> d;
+  d = f(a);
+  const index_t terms = std::max<index_t>({a.rows(), a.cols(), 1});
+  EXPECT_TRUE(matches_host(d, host_evaluate<T>(f(a)), static_cast<double>(tolerance<T>(terms))));
+}
+
+template <typename T>
+void check_every_reduction_at_every_shape() {
+  for (const shape_case s : scaled_shapes) {
+    const matrix<T> a = random_matrix<T>(s.rows, s.cols);
+    expect_matches_host<T>([](const auto& x) { return rowwise_sum(x); }, a, "rowwise_sum");
+    expect_matches_host<T>([](const auto& x) { return colwise_sum(x); }, a, "colwise_sum");
+    expect_matches_host<T>([](const auto& x) { return rowwise_max(x); }, a, "rowwise_max");
+    expect_matches_host<T>([](const auto& x) { return colwise_min(x); }, a, "colwise_min");
+    // A whole expression reduced in one pass, and an expression of the finished results.
+    expect_matches_host<T>([](const auto& x) { return sqrt(rowwise_sum(elt_multiply(x, x))); }, a, "row norms");
+    expect_matches_host<T>([](const auto& x) { return 2 * colwise_max(x - 1) + 1; }, a, "scaled column maxima");
+  }
+}
+
+TYPED_TEST(KernelGeneratorReductionSkeleton, EveryShapeMatchesTheHostWithThisDevicesPlan) {
+  TESSERA_SKIP_WITHOUT_PRECISION(TypeParam);
+  check_every_reduction_at_every_shape<TypeParam>();
+}
+
+TYPED_TEST(KernelGeneratorReductionSkeleton, EveryShapeMatchesTheHostWithAGpusPlan) {
+  TESSERA_SKIP_WITHOUT_PRECISION(TypeParam);
+  const planned_as gpu(gpu_like(132));  // interleaved lanes, trees, many parts
+  check_every_reduction_at_every_shape<TypeParam>();
+}
+
+TYPED_TEST(KernelGeneratorReductionSkeleton, EveryShapeMatchesTheHostWithACpusPlan) {
+  TESSERA_SKIP_WITHOUT_PRECISION(TypeParam);
+  const planned_as cpu(cpu_like(16));  // contiguous runs per work-item, parts over 16 cores
+  check_every_reduction_at_every_shape<TypeParam>();
+}
+
+TYPED_TEST(KernelGeneratorReductionSkeleton, MaxAndMinSkipNaNAndKeepInfinities) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const planned_as gpu(gpu_like(4));
+  std::vector<T> values(static_cast<std::size_t>(5 * 301));
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = static_cast<T>(std::sin(static_cast<double>(k)));
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  values[7] = nan;             // row 2, column 1
+  values[5 * 100 + 3] = inf;   // row 3 holds +inf
+  values[5 * 200 + 4] = -inf;  // row 4 holds -inf
+  for (std::size_t col = 0; col < 301; ++col) values[5 * col] = nan;  // row 0: only NaN
+  const matrix<T> a(values, 5, 301);
+  matrix<T> d;
+  d = rowwise_max(a);
+  const std::vector<T> max = d.to_host();
+  EXPECT_EQ(max[0], -inf);  // every element skipped: the identity
+  EXPECT_EQ(max[3], inf);
+  d = rowwise_min(a);
+  const std::vector<T> min = d.to_host();
+  EXPECT_EQ(min[0], inf);
+  EXPECT_EQ(min[4], -inf);
+  for (std::size_t r = 1; r < 5; ++r) {
+    EXPECT_FALSE(std::isnan(max[r])) << r;
+    EXPECT_FALSE(std::isnan(min[r])) << r;
+  }
+  expect_matches_host<T>([](const auto& x) { return rowwise_max(x); }, a, "rowwise_max with NaN");
+  expect_matches_host<T>([](const auto& x) { return colwise_min(x); }, a, "colwise_min with NaN");
+  // A sum meeting NaN is NaN, whatever part and lane met it.
+  d = rowwise_sum(a);
+  EXPECT_TRUE(std::isnan(d.to_host()[2]));
+}
+
+TYPED_TEST(KernelGeneratorReductionSkeleton, ViewsAndBlocksAsArgumentsAndTargets) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const planned_as gpu(gpu_like(8));
+  const matrix<T> lower = random_matrix<T>(37, 37, T(-1), T(1), matrix_view::lower);  // zeros above the diagonal
+  expect_matches_host<T>([](const auto& x) { return rowwise_sum(x); }, lower, "lower view rowwise");
+  expect_matches_host<T>([](const auto& x) { return colwise_max(x); }, lower, "lower view colwise");
+  const matrix<T> a = random_matrix<T>(41, 2003);
+  expect_matches_host<T>([](const auto& x) { return rowwise_sum(block(x, 3, 5, 31, 1990)); }, a, "block rowwise");
+  expect_matches_host<T>([](const auto& x) { return colwise_sum(block(x, 1, 2, 39, 1000)); }, a, "block colwise");
+  // Into a block of a larger matrix: the rest stays.
+  matrix<T> target = random_matrix<T>(50, 3);
+  const std::vector<T> before = target.to_host();
+  block(target, 4, 1, 41, 1) = rowwise_sum(a);
+  const std::vector<T> after = target.to_host();
+  const auto sums = host_evaluate<T>(rowwise_sum(a));
+  for (index_t r = 0; r < 50; ++r)
+    for (index_t c = 0; c < 3; ++c) {
+      const auto k = static_cast<std::size_t>(r + 50 * c);
+      if (c == 1 && r >= 4 && r < 45)
+        EXPECT_NEAR(static_cast<double>(after[k]), static_cast<double>(sums(r - 4, 0)),
+                    static_cast<double>(tolerance<T>(2003)) * 2003);
+      else
+        EXPECT_EQ(after[k], before[k]) << r << "," << c;
+    }
+}
+
+TEST(KernelGeneratorReductionSkeleton, TheSameBitsOnEveryRun) {
+  const planned_as gpu(gpu_like(132));
+  const matrix<float> a = random_matrix<float>(3, 100003, -1.0f, 1.0f);
+  const matrix<float> b = random_matrix<float>(20011, 5, -1.0f, 1.0f);
+  matrix<float> rows_first, cols_first, rows, cols;
+  rows_first = rowwise_sum(a);
+  cols_first = colwise_sum(b);
+  for (int run = 0; run < 20; ++run) {
+    rows = rowwise_sum(a);
+    cols = colwise_sum(b);
+    ASSERT_EQ(rows.to_host(), rows_first.to_host()) << run;
+    ASSERT_EQ(cols.to_host(), cols_first.to_host()) << run;
+  }
+}
+
+TEST(KernelGeneratorReductionSkeleton, ResultsOfOneShapeShareOnePass) {
+  const planned_as gpu(gpu_like(1));  // one part: the pass finishes the results
+  const matrix<float> a = random_matrix<float>(300, 129, -1.0f, 1.0f);
+  matrix<float> sums, maxima;
+  const std::size_t before = runtime::kernels_enqueued();
+  results(sums, maxima) = expressions(rowwise_sum(a), rowwise_max(a));
+  EXPECT_EQ(runtime::kernels_enqueued() - before, 1u);
+  EXPECT_TRUE(matches_host(sums, host_evaluate<float>(rowwise_sum(a)), static_cast<double>(tolerance<float>(129))));
+  EXPECT_TRUE(matches_host(maxima, host_evaluate<float>(rowwise_max(a)), 0.0));
+}
+
+TEST(KernelGeneratorReductionSkeleton, ANestedReductionIsComputedOnce) {
+  const planned_as gpu(gpu_like(1));  // one part per reduction: one kernel each
+  const matrix<float> a = random_matrix<float>(257, 131, -3.0f, 3.0f);
+  const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+  const auto softmax = elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)));
+  matrix<float> d;
+  const std::size_t before = runtime::kernels_enqueued();
+  d = softmax;
+  // The maximum, the sums of the shifted exponentials (reading the maximum), the quotient.
+  EXPECT_EQ(runtime::kernels_enqueued() - before, 3u);
+  EXPECT_TRUE(matches_host(d, host_evaluate<float>(softmax), 1e-5));
+  const auto log_sum_exp = colwise_broadcast(rowwise_max(a)) + log(rowwise_sum(shifted));
+  d = log_sum_exp;
+  EXPECT_TRUE(matches_host(d, host_evaluate<float>(log_sum_exp), 1e-5));
+}
+
+TEST(KernelGeneratorReductionSkeleton, AReductionReadingItsOwnTargetGoesThroughATemporary) {
+  matrix<float> a = random_matrix<float>(1, 999, -1.0f, 1.0f);
+  const auto expected = host_evaluate<float>(a - colwise_broadcast(rowwise_sum(a)));
+  a = a - colwise_broadcast(rowwise_sum(a));
+  EXPECT_TRUE(matches_host(a, expected, static_cast<double>(tolerance<float>(999))));
+}
+
+// ---- The plan ---------------------------------------------------------------------------------
+
+struct plan_case {
+  bool rowwise;
+  index_t outputs, length;
+};
+
+void expect_plan_covers(const runtime::device_info& device, const plan_case& c) {
+  SCOPED_TRACE(::testing::Message() << device.name << (c.rowwise ? " rowwise " : " colwise ") << c.outputs
+                                    << " results of " << c.length);
+  const reduction_plan p = plan_reduction(device, c.rowwise, c.outputs, c.length, 256);
+  EXPECT_TRUE(std::has_single_bit(p.local0) && std::has_single_bit(p.local1));
+  EXPECT_LE(p.local0 * p.local1, 256u);
+  EXPECT_LE(p.groups1, 65535u);
+  EXPECT_LE(p.groups2, 65535u);
+  const std::size_t result_groups = c.rowwise ? p.groups0 : p.groups1 * p.groups2;
+  const std::size_t part_groups = c.rowwise ? p.groups1 : p.groups0;
+  EXPECT_EQ(static_cast<index_t>(part_groups), p.parts);
+  EXPECT_GE(static_cast<index_t>(result_groups * p.results_per_group(c.rowwise)), c.outputs);
+  EXPECT_GE(p.parts * p.part_length, c.length);
+  EXPECT_LT((p.parts - 1) * p.part_length, std::max<index_t>(c.length, 1));  // no empty part
+  // The lanes of a part take every term of it, each once.
+  const auto lanes = static_cast<index_t>(p.lanes(c.rowwise));
+  if (p.lane_step == 1) EXPECT_GE(p.lane_chunk * lanes, p.part_length);
+  else EXPECT_EQ(p.lane_step, lanes);
+}
+
+TEST(ReductionPlan, EveryResultAndTermIsCovered) {
+  const std::vector<plan_case> cases{{true, 8192, 8192},  {false, 8192, 8192}, {true, 1024, 65536},
+                                     {false, 65536, 1024}, {true, 65536, 1024}, {false, 1024, 65536},
+                                     {true, 1, 1 << 26},   {false, 1 << 26, 1}, {true, 1 << 26, 1},
+                                     {false, 1, 1 << 26},  {true, 3, 7},        {false, 0, 5},
+                                     {true, 5, 0},         {true, 1, 1}};
+  for (const auto& device : {gpu_like(132), gpu_like(1), cpu_like(2), cpu_like(64)})
+    for (const plan_case& c : cases) expect_plan_covers(device, c);
+}
+
+TEST(ReductionPlan, FewResultsFillAGpuWithParts) {
+  const runtime::device_info h200 = gpu_like(132);
+  for (const plan_case c : {plan_case{true, 1024, 65536}, plan_case{false, 1024, 65536}, plan_case{true, 1, 1 << 26},
+                            plan_case{false, 1, 1 << 24}}) {
+    const reduction_plan p = plan_reduction(h200, c.rowwise, c.outputs, c.length, 256);
+    EXPECT_GE(p.groups0 * p.groups1 * p.groups2, 8u * 132u) << c.outputs << " x " << c.length;
+    EXPECT_GT(p.parts, 1);
+  }
+  // Many results fill it without: one pass.
+  EXPECT_EQ(plan_reduction(h200, true, 65536, 1024, 256).parts, 1);
+  EXPECT_EQ(plan_reduction(h200, false, 8192, 8192, 256).parts, 1);
+}
+
+TEST(ReductionPlan, AGpuReadsCoalesced) {
+  const runtime::device_info h200 = gpu_like(132);
+  // Rowwise: 32 consecutive rows per column (128 bytes of floats); colwise: lanes down a column.
+  EXPECT_EQ(plan_reduction(h200, true, 8192, 8192, 256).local0, 32u);
+  EXPECT_GE(plan_reduction(h200, false, 8192, 8192, 256).local0, 32u);
+  EXPECT_EQ(plan_reduction(h200, true, 8192, 8192, 256).lane_step, 8);
+}
+
+}  // namespace
