@@ -92,8 +92,9 @@ reduction_layout row_reduction_layout(const runtime::device_info& device, std::s
     out.groups = ceil_div(rows, local / out.lanes);
     out.parts = parts_for(device, out.groups, cols, out.lanes);
     if (out.lanes == 1 && out.groups > target_groups(device)) {
-      // Short rows, many of them: one wave of groups, each item a row every grid's width.
-      out.rows_per_item = ceil_div(rows, target_groups(device) * local);
+      // Short rows, many of them: each item takes a batch of rows a grid apart (neighbouring
+      // items read neighbouring rows) and reads them together, its loads in flight at once.
+      out.rows_per_item = row_batch;
       out.groups = ceil_div(rows, local * out.rows_per_item);
       out.row_step = out.groups * local;
     }
@@ -111,13 +112,22 @@ reduction_layout col_reduction_layout(const runtime::device_info& device, std::s
   out.lanes = std::min(local, std::bit_ceil(std::max<std::size_t>(cols, 1)));
   out.groups = ceil_div(cols, out.lanes);
   out.col_blocks = out.groups;
-  if (is_cpu(device) && cols >= min_block_columns) {
-    out.columns_per_item = cpu_columns_per_item;
+  const bool cpu_blocks = is_cpu(device) && cols >= min_block_columns;
+  // Many short columns on a GPU: a group per block of columns would pay its set-up and a
+  // barrier for a few terms; items that add several columns each, a grid apart, keep their
+  // loads in flight together instead.
+  const bool gpu_blocks = !is_cpu(device) && out.lanes == local && out.groups > target_groups(device);
+  if (cpu_blocks || gpu_blocks) {
+    out.columns_per_item = cpu_blocks ? cpu_columns_per_item : gpu_columns_per_item;
     out.lanes = 1;
-    const std::size_t items = ceil_div(cols, cpu_columns_per_item);
+    const std::size_t items = ceil_div(cols, out.columns_per_item);
     out.local = std::min(local, std::bit_ceil(items));
     out.groups = ceil_div(items, out.local);
     out.col_blocks = out.groups;
+    // A CPU item's columns are neighbours (one line); a GPU item's are a grid apart, so that
+    // neighbouring items read neighbouring columns.
+    out.first_col_step = cpu_blocks ? out.columns_per_item : 1;
+    out.col_step = cpu_blocks ? 1 : out.groups * out.local;
     out.parts = parts_for(device, out.groups, rows, 1);
     out.part_length = ceil_div(rows, out.parts);
     out.chunk = out.span = out.part_length;

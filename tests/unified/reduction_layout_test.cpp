@@ -119,10 +119,14 @@ TEST(reduction_layout, gpu_reads_are_coalesced) {
     // A column reduction's neighbouring items take neighbouring columns (all of them when
     // there are fewer than a warp, then neighbouring rows).
     const auto col = col_reduction_layout(h200, 256, rows, cols);
-    EXPECT_EQ(col.columns_per_item, 1u);
-    EXPECT_GE(col.lanes, std::min<std::size_t>(cols, 32)) << rows << " x " << cols;
-    EXPECT_EQ(col.chunk, 1u);
-    EXPECT_EQ(col.step, 256 / col.lanes);
+    if (col.columns_per_item == 1) {
+      EXPECT_GE(col.lanes, std::min<std::size_t>(cols, 32)) << rows << " x " << cols;
+      EXPECT_EQ(col.chunk, 1u);
+      EXPECT_EQ(col.step, 256 / col.lanes);
+    } else {  // many short columns: an item's columns a grid apart
+      EXPECT_EQ(col.first_col_step, 1u);
+      EXPECT_EQ(col.col_step, col.groups * col.local) << rows << " x " << cols;
+    }
   }
 }
 
@@ -156,6 +160,22 @@ TEST(reduction_layout, an_override_changes_the_layout_device_on_this_thread_only
     EXPECT_EQ(layout_device(actual).compute_units, 132u);
   }
   EXPECT_EQ(&layout_device(actual), &actual);
+}
+
+TEST(reduction_layout, column_blocks_take_every_column_once) {
+  for (const auto& d : {h200, pocl})
+    for (auto [rows, cols] : std::vector<std::pair<std::size_t, std::size_t>>{
+             {3, 300007}, {1, std::size_t{1} << 24}, {4096, 4096}, {7, 100}}) {
+      const auto layout = col_reduction_layout(d, 256, rows, cols);
+      if (layout.columns_per_item == 1) continue;
+      std::vector<int> taken(cols, 0);
+      for (std::size_t item = 0; item < layout.groups * layout.local; ++item)
+        for (std::size_t j = 0; j < layout.columns_per_item; ++j) {
+          const std::size_t col = item * layout.first_col_step + j * layout.col_step;
+          if (col < cols) ++taken[col];
+        }
+      EXPECT_EQ(taken, std::vector<int>(cols, 1)) << rows << " x " << cols;
+    }
 }
 
 }  // namespace

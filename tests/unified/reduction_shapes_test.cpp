@@ -26,10 +26,13 @@ using tessera::testing::tolerance;
 namespace rt = tessera::runtime;
 
 // rows x cols: the benchmark's shapes at 2^14 elements (square, few long rows, many short
-// rows, 1 x N, N x 1), odd sizes either way, long single rows and columns, and empty ones.
+// rows, 1 x N, N x 1), odd sizes either way, long single rows and columns, empty ones, and
+// short rows and columns numerous enough that work-items take several each.
 const std::vector<std::pair<std::size_t, std::size_t>> shapes = {
     {128, 128}, {16, 1024}, {1024, 16}, {1, 16384}, {16384, 1}, {67, 1031}, {1031, 67},
-    {1, 100003}, {100003, 1}, {3, 50021}, {0, 1031}, {1031, 0}};
+    {1, 100003}, {100003, 1}, {3, 50021}, {20011, 3}, {0, 1031}, {1031, 0},
+    // Past a GPU's one wave of groups with short rows or columns (several per item).
+    {300007, 3}, {3, 300007}};
 
 /// How the work is split: the executor's own device, or a GPU's split on it.
 enum class split { own, gpu };

@@ -171,6 +171,7 @@ struct row_reduction_kernel;
 struct row_block_kernel;
 struct col_reduction_kernel;
 struct col_block_kernel;
+struct single_term_kernel;
 struct final_per_output_kernel;
 
 /// The one kernel of Key on exec's context, traced by body the first time.
@@ -245,12 +246,27 @@ void finish_per_output(const opencl_executor& exec, std::size_t outputs, const r
                      identity, partials, result.device_buffer().handle()(), result_stride));
 }
 
+/// A row reduction of one column (ByRow) or a column reduction of one row: a map.
+template <bool ByRow, typename Fn, typename Op, typename Finalize, typename V, typename... Args>
+void reduce_single_terms(const opencl_executor& exec, V identity, array<V>& result, std::size_t outputs,
+                         std::int64_t result_stride, const host_launch& launch, Args&... args) {
+  using key = std::tuple<single_term_kernel, std::bool_constant<ByRow>, Fn, Op, Finalize, V, argument_t<Args>...>;
+  const auto& k = cached_kernel<key>(exec, ByRow ? "run_kernel_row_reduction" : "run_kernel_col_reduction",
+                                     typeid(Fn), trace_single_terms<ByRow, Fn, Op, Finalize, V, Args...>);
+  const std::size_t local = work_group_size(k);
+  enqueue(k, exec, runtime::launch_range::one_d(runtime::round_up(outputs, local), local),
+          std::tuple_cat(std::tuple(static_cast<std::int64_t>(outputs), identity), launch_values(launch, args...),
+                         std::tuple(result.device_buffer().handle()(), result_stride)));
+}
+
 template <typename Fn, typename Op, typename Finalize, typename V, typename... Args>
 void row_reduce(const opencl_executor& exec, V identity, array<V>& result, std::int64_t stride, dim<2> size,
                 const host_launch& launch, Args&... args) {
   check_arguments(exec, launch, args..., result);
   const std::size_t rows = size[0], cols = size[1];
   if (rows == 0) return;
+  if (cols == 1)
+    return reduce_single_terms<true, Fn, Op, Finalize>(exec, identity, result, rows, stride, launch, args...);
   using row_key = std::tuple<row_reduction_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
   const auto& k = cached_kernel<row_key>(exec, "run_kernel_row_reduction", typeid(Fn),
                                          trace_row_partials<Fn, Op, Finalize, V, Args...>);
@@ -288,6 +304,8 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
   check_arguments(exec, launch, args..., result);
   const std::size_t rows = size[0], cols = size[1];
   if (cols == 0) return;
+  if (rows == 1)
+    return reduce_single_terms<false, Fn, Op, Finalize>(exec, identity, result, cols, 1, launch, args...);
   using col_key = std::tuple<col_reduction_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
   const auto& k = cached_kernel<col_key>(exec, "run_kernel_col_reduction", typeid(Fn),
                                          trace_col_partials<Fn, Op, Finalize, V, Args...>);
@@ -296,15 +314,25 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
   const auto common = std::tuple(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols));
   const auto outputs = std::tuple(partials.buffer, result.device_buffer().handle()(), partials.finish);
   const auto range = runtime::launch_range::two_d(layout.groups * layout.local, layout.parts, layout.local, 1);
-  if (layout.columns_per_item > 1) {  // a CPU device, wide: a cache line of columns per item
-    using block_key = std::tuple<col_block_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
-    const auto& blocks = cached_kernel<block_key>(exec, "run_kernel_col_reduction", typeid(Fn),
-                                                  trace_col_blocks<cpu_columns_per_item, Fn, Op, Finalize, V, Args...>);
-    enqueue(blocks, exec, range,
-            std::tuple_cat(common,
-                           std::tuple(static_cast<std::int64_t>(layout.parts),
-                                      static_cast<std::int64_t>(layout.part_length), identity),
-                           launch_values(launch, args...), outputs));
+  if (layout.columns_per_item > 1) {  // column blocks: several columns per item, no tree
+    const auto block_arguments =
+        std::tuple_cat(common,
+                       std::tuple(static_cast<std::int64_t>(layout.parts), static_cast<std::int64_t>(layout.part_length),
+                                  static_cast<std::int64_t>(layout.first_col_step),
+                                  static_cast<std::int64_t>(layout.col_step), identity),
+                       launch_values(launch, args...), outputs);
+    auto launch_blocks = [&]<std::size_t Columns>(std::integral_constant<std::size_t, Columns>) {
+      using block_key = std::tuple<col_block_kernel, std::integral_constant<std::size_t, Columns>, Fn, Op, Finalize, V,
+                                   argument_t<Args>...>;
+      const auto& blocks = cached_kernel<block_key>(exec, "run_kernel_col_reduction", typeid(Fn),
+                                                    trace_col_blocks<Columns, Columns == cpu_columns_per_item, Fn, Op,
+                                                                     Finalize, V, Args...>);
+      enqueue(blocks, exec, range, block_arguments);
+    };
+    if (layout.columns_per_item == cpu_columns_per_item)
+      launch_blocks(std::integral_constant<std::size_t, cpu_columns_per_item>{});
+    else
+      launch_blocks(std::integral_constant<std::size_t, gpu_columns_per_item>{});
   } else {
     enqueue(k, exec, range,
             std::tuple_cat(common,

@@ -313,7 +313,7 @@ void trace_row_partials(const std::shared_ptr<kernel_trace>& t) {
 }
 
 /// Stage 1 of a row reduction with one work-item per row: each item reduces rows_per_item rows
-/// (or one part of each), one after another, alone: no tree, no barrier. Item i takes rows
+/// (or one part of each), in batches of row_batch read together, alone: no tree, no barrier. Item i takes rows
 /// i * first_row_step + k * row_step: a block of consecutive rows on a CPU device (contiguous
 /// reads), rows a grid apart on a GPU (neighbouring items read neighbouring rows).
 template <typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
@@ -336,8 +336,35 @@ void trace_row_blocks(const std::shared_ptr<kernel_trace>& t) {
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
   const std::string end = t->constant("long", "min(" + cols + ", " + begin + " + " + part_length + ")", "end");
   const std::string first_row = t->constant("long", "(long)get_global_id(0) * " + first_row_step, "first_row");
-  const std::string k = t->fresh_name("k");
-  t->open_block("for (long " + k + " = 0; " + k + " < " + rows_per_item + "; ++" + k + ")");
+  // Batches of row_batch rows, read together (one accumulator per row, the rows' loads in
+  // flight at once); rows past the last read the last row and store nothing.
+  const std::string k = t->variable("long", "0", "k");
+  const std::string batch = std::to_string(row_batch);
+  t->open_block("for (; " + k + " + " + batch + " - 1 < " + rows_per_item + "; " + k + " += " + batch + ")");
+  {
+    std::vector<std::string> row, read_row;
+    std::vector<traced_var<V>> acc;
+    acc.reserve(row_batch);  // a copied traced_var would be a new variable
+    for (std::size_t j = 0; j < row_batch; ++j) {
+      row.push_back(t->constant("long", first_row + " + (" + k + " + " + std::to_string(j) + ") * " + row_step, "row"));
+      if (j == 0) t->statement("if (" + row[0] + " >= " + rows + ") break");
+      read_row.push_back(t->constant("long", "min(" + row[j] + ", " + rows + " - 1)", "read_row"));
+      acc.emplace_back(t, t->variable(type, identity, "acc"), t->scope());
+    }
+    const std::string col = t->fresh_name("col");
+    t->open_block("for (long " + col + " = " + begin + "; " + col + " < " + end + "; ++" + col + ")");
+    for (std::size_t j = 0; j < row_batch; ++j) accumulate<Op>(acc[j], term_at<Fn>(t, arguments, read_row[j], col));
+    t->close_block();
+    for (std::size_t j = 0; j < row_batch; ++j) {
+      t->open_block("if (" + row[j] + " < " + rows + ")");
+      store_output<Finalize, V>(t, acc[j].checked_text(), finish, result + "[" + row[j] + " * " + result_stride + "]",
+                                partials + "[" + row[j] + " * " + parts + " + " + part + "]");
+      t->close_block();
+    }
+  }
+  t->close_block();
+  // The rest one by one, with four accumulators along the row.
+  t->open_block("for (; " + k + " < " + rows_per_item + "; ++" + k + ")");
   const std::string row = t->constant("long", first_row + " + " + k + " * " + row_step, "row");
   t->statement("if (" + row + " >= " + rows + ") break");
   traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
@@ -345,6 +372,27 @@ void trace_row_blocks(const std::shared_ptr<kernel_trace>& t) {
                        [&](const std::string& col) -> decltype(auto) { return term_at<Fn>(t, arguments, row, col); });
   store_output<Finalize, V>(t, acc.checked_text(), finish, result + "[" + row + " * " + result_stride + "]",
                             partials + "[" + row + " * " + parts + " + " + part + "]");
+  t->close_block();
+}
+
+/// A row reduction of one column or a column reduction of one row: every output has one term,
+/// so the reduction is a map, result[o * result_stride] = finalize(op(identity, term)), one
+/// work-item per output and no loop (a CPU device vectorizes it across items, a GPU reads and
+/// writes as a copy does).
+template <bool ByRow, typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
+void trace_single_terms(const std::shared_ptr<kernel_trace>& t) {
+  const std::string type(t->type_name<V>());
+  const std::string outputs = t->scalar_parameter("long", "outputs");
+  const std::string identity = t->scalar_parameter(type, "identity");
+  auto arguments = traced_arguments<Args...>(t, traced_launch{});
+  const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
+  const std::string result_stride = t->scalar_parameter("long", "result_stride");
+  const std::string o = t->constant("long", "get_global_id(0)", "o");
+  t->open_block("if (" + o + " < " + outputs + ")");
+  traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
+  accumulate<Op>(acc, ByRow ? term_at<Fn>(t, arguments, o, "0") : term_at<Fn>(t, arguments, "0", o));
+  auto final_value = Finalize{}(traced<V>(acc.trace(), acc.checked_text(), acc.scope()));
+  t->statement(result + "[" + o + " * " + result_stride + "] = " + text_of(*t, final_value));
   t->close_block();
 }
 
@@ -393,24 +441,28 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   t->close_block();
 }
 
-/// Stage 1 of a wide column reduction on a CPU device: each work-item adds `Columns` consecutive
-/// columns (a cache line of floats), one accumulator each, walking down the rows of its part:
-/// every line it reads is used whole, by it alone, and there is no barrier (a CPU device runs
-/// a group's items one after another). Each column's terms are added in row order.
-template <std::size_t Columns, typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
+/// Stage 1 of a column reduction by column blocks: each work-item adds `Columns` columns (item
+/// i: i * first_col_step + j * col_step), one accumulator each, walking down the rows of its
+/// part, with no tree and no barrier. On a CPU device the columns are neighbours: every line
+/// an item reads is used whole, by it alone (the device runs a group's items one after
+/// another). On a GPU they are a grid apart: neighbouring items read neighbouring columns, and
+/// each item has Columns loads in flight. Each column's terms are added in row order.
+template <std::size_t Columns, bool Neighbours, typename Fn, typename Op, typename Finalize, kernel_value V,
+          typename... Args>
 void trace_col_blocks(const std::shared_ptr<kernel_trace>& t) {
   const std::string type(t->type_name<V>());
   const std::string rows = t->scalar_parameter("long", "rows");
   const std::string cols = t->scalar_parameter("long", "cols");
   const std::string parts = t->scalar_parameter("long", "parts");
   const std::string part_length = t->scalar_parameter("long", "part_length");
+  const std::string first_col_step = t->scalar_parameter("long", "first_col_step");
+  const std::string col_step = t->scalar_parameter("long", "col_step");
   const std::string identity = t->scalar_parameter(type, "identity");
   auto arguments = traced_arguments<Args...>(t, traced_launch{});
   const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
   const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
   const std::string finish = t->scalar_parameter("long", "finish");
-  const std::string first_col =
-      t->constant("long", "(long)get_global_id(0) * " + std::to_string(Columns), "first_col");
+  const std::string first_col = t->constant("long", "(long)get_global_id(0) * " + first_col_step, "first_col");
   const std::string part = t->constant("long", "get_group_id(1)", "part");
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
   const std::string end = t->constant("long", "min(" + rows + ", " + begin + " + " + part_length + ")", "end");
@@ -418,7 +470,9 @@ void trace_col_blocks(const std::shared_ptr<kernel_trace>& t) {
   std::vector<traced_var<V>> acc;
   acc.reserve(Columns);  // a copied traced_var would be a new variable
   for (std::size_t j = 0; j < Columns; ++j) {
-    col.push_back(t->constant("long", first_col + " + " + std::to_string(j), "col"));
+    // Neighbours (col_step 1) written as such, so that the compiler sees one contiguous load.
+    col.push_back(t->constant(
+        "long", first_col + " + " + std::to_string(j) + (Neighbours ? std::string() : " * " + col_step), "col"));
     acc.emplace_back(t, t->variable(type, identity, "acc"), t->scope());
   }
   auto walk_rows = [&](bool guarded) {
@@ -432,7 +486,7 @@ void trace_col_blocks(const std::shared_ptr<kernel_trace>& t) {
     t->close_block();
   };
   // Whole blocks without a test per term; the last, partial block with one.
-  t->open_block("if (" + first_col + " + " + std::to_string(Columns) + " <= " + cols + ")");
+  t->open_block("if (" + col[Columns - 1] + " < " + cols + ")");
   walk_rows(false);
   t->close_block();
   t->open_block("else if (" + first_col + " < " + cols + ")");

@@ -21,8 +21,13 @@
 
 namespace tessera::unified {
 
-/// Columns per work-item of a wide column reduction on a CPU device: a 64-byte line of floats.
+/// Columns per work-item of a wide column reduction on a CPU device (128 bytes of floats: the
+/// pair of lines a CPU fetches together), and of a GPU's column reduction of many short columns.
 inline constexpr std::size_t cpu_columns_per_item = 32;
+inline constexpr std::size_t gpu_columns_per_item = 8;
+/// Rows a row reduction's work-item reads together when it has one item per row and several
+/// rows (trace_row_blocks): their loads are in flight at once.
+inline constexpr std::size_t row_batch = 8;
 
 struct reduction_layout {
   std::size_t local = 1;        // work-items per group, a power of two
@@ -48,9 +53,12 @@ struct reduction_layout {
   // dimension 0, each taking every groups-th block (fewer groups than blocks on a GPU with many
   // short columns: one wave of groups, each paying its set-up once).
   std::size_t col_blocks = 1;
-  // Wide column reduction on a CPU device: each item adds this many consecutive columns (a
-  // cache line of floats) down the rows of its part, and `lanes` is 1; 1 elsewhere.
+  // Column reduction by column blocks (wide on a CPU device, many short columns on a GPU):
+  // each item adds this many columns down the rows of its part (lanes is then 1), item i's
+  // columns i * first_col_step + j * col_step; 1 elsewhere.
   std::size_t columns_per_item = 1;
+  std::size_t first_col_step = 1;
+  std::size_t col_step = 1;
   // Finishing pass (parts > 1): work-items per output, each combining every final_lanes-th
   // part, then a tree in the group. Few outputs with many parts get a whole group each.
   std::size_t final_lanes = 1;
