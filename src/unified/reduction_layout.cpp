@@ -76,6 +76,17 @@ reduction_layout full_reduction_layout(const runtime::device_info& device, std::
   return out;
 }
 
+reduction_layout single_term_layout(const runtime::device_info& device, std::size_t local, std::size_t outputs) {
+  reduction_layout out;
+  out.local = local;
+  if (is_cpu(device)) {
+    out.rows_per_item = std::max<std::size_t>(ceil_div(outputs, local * target_groups(device)), 1);
+    out.first_row_step = out.rows_per_item;
+  }
+  out.groups = std::max<std::size_t>(ceil_div(outputs, local * out.rows_per_item), 1);
+  return out;
+}
+
 reduction_layout row_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t rows,
                                       std::size_t cols) {
   reduction_layout out;

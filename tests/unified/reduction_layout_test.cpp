@@ -178,4 +178,21 @@ TEST(reduction_layout, column_blocks_take_every_column_once) {
     }
 }
 
+TEST(reduction_layout, single_terms_take_every_output_once_in_few_cpu_groups) {
+  for (const auto& d : {h200, pocl})
+    for (std::size_t outputs : {1u, 255u, 257u, 100003u, 1u << 24}) {
+      const auto layout = single_term_layout(d, 256, outputs);
+      std::vector<int> taken(outputs, 0);
+      for (std::size_t item = 0; item < layout.groups * layout.local; ++item)
+        for (std::size_t k = 0; k < layout.rows_per_item; ++k) {
+          const std::size_t o = item * layout.first_row_step + k * layout.row_step;
+          if (o < outputs) ++taken[o];
+        }
+      EXPECT_EQ(taken, std::vector<int>(outputs, 1)) << outputs;
+      if (d.type == rt::device_type::cpu) {
+        EXPECT_LE(layout.groups, 8u);
+      }
+    }
+}
+
 }  // namespace

@@ -253,10 +253,12 @@ void reduce_single_terms(const opencl_executor& exec, V identity, array<V>& resu
   using key = std::tuple<single_term_kernel, std::bool_constant<ByRow>, Fn, Op, Finalize, V, argument_t<Args>...>;
   const auto& k = cached_kernel<key>(exec, ByRow ? "run_kernel_row_reduction" : "run_kernel_col_reduction",
                                      typeid(Fn), trace_single_terms<ByRow, Fn, Op, Finalize, V, Args...>);
-  const std::size_t local = work_group_size(k);
-  enqueue(k, exec, runtime::launch_range::one_d(runtime::round_up(outputs, local), local),
-          std::tuple_cat(std::tuple(static_cast<std::int64_t>(outputs), identity), launch_values(launch, args...),
-                         std::tuple(result.device_buffer().handle()(), result_stride)));
+  const auto layout = single_term_layout(layout_device(exec.ctx().device()), work_group_size(k), outputs);
+  enqueue(k, exec, runtime::launch_range::one_d(layout.groups * layout.local, layout.local),
+          std::tuple_cat(std::tuple(static_cast<std::int64_t>(outputs), static_cast<std::int64_t>(layout.rows_per_item),
+                                    static_cast<std::int64_t>(layout.first_row_step),
+                                    static_cast<std::int64_t>(layout.row_step), identity),
+                         launch_values(launch, args...), std::tuple(result.device_buffer().handle()(), result_stride)));
 }
 
 template <typename Fn, typename Op, typename Finalize, typename V, typename... Args>

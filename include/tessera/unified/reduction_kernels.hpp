@@ -376,19 +376,25 @@ void trace_row_blocks(const std::shared_ptr<kernel_trace>& t) {
 }
 
 /// A row reduction of one column or a column reduction of one row: every output has one term,
-/// so the reduction is a map, result[o * result_stride] = finalize(op(identity, term)), one
-/// work-item per output and no loop (a CPU device vectorizes it across items, a GPU reads and
-/// writes as a copy does).
+/// so the reduction is a map, result[o * result_stride] = finalize(op(identity, term)). Item i
+/// takes outputs i * first_step + k * step for k < per_item: one each on a GPU (read and
+/// written as a copy is), a contiguous block on a CPU device (a loop it can vectorize; a CPU
+/// device pays for every work-group, so it gets few).
 template <bool ByRow, typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
 void trace_single_terms(const std::shared_ptr<kernel_trace>& t) {
   const std::string type(t->type_name<V>());
   const std::string outputs = t->scalar_parameter("long", "outputs");
+  const std::string per_item = t->scalar_parameter("long", "per_item");
+  const std::string first_step = t->scalar_parameter("long", "first_step");
+  const std::string step = t->scalar_parameter("long", "step");
   const std::string identity = t->scalar_parameter(type, "identity");
   auto arguments = traced_arguments<Args...>(t, traced_launch{});
   const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
   const std::string result_stride = t->scalar_parameter("long", "result_stride");
-  const std::string o = t->constant("long", "get_global_id(0)", "o");
-  t->open_block("if (" + o + " < " + outputs + ")");
+  const std::string first = t->constant("long", "(long)get_global_id(0) * " + first_step, "first");
+  const std::string last = t->constant("long", "min(" + outputs + ", " + first + " + " + per_item + " * " + step + ")", "last");
+  const std::string o = t->fresh_name("o");
+  t->open_block("for (long " + o + " = " + first + "; " + o + " < " + last + "; " + o + " += " + step + ")");
   traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
   accumulate<Op>(acc, ByRow ? term_at<Fn>(t, arguments, o, "0") : term_at<Fn>(t, arguments, "0", o));
   auto final_value = Finalize{}(traced<V>(acc.trace(), acc.checked_text(), acc.scope()));

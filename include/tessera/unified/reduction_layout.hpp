@@ -73,6 +73,11 @@ reduction_layout row_reduction_layout(const runtime::device_info& device, std::s
 reduction_layout col_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t rows,
                                       std::size_t cols);
 
+/// A reduction whose outputs each have one term (N x 1 rows, 1 x N columns), a map: item i
+/// takes outputs i * first_row_step + k * row_step for k < rows_per_item (one per item on a
+/// GPU; a contiguous block per item and few groups on a CPU device).
+reduction_layout single_term_layout(const runtime::device_info& device, std::size_t local, std::size_t outputs);
+
 /// The work-groups a device needs to be busy: several per compute unit on a GPU (they hide
 /// memory latency), a few per core on a CPU device (load balance).
 std::size_t target_groups(const runtime::device_info& device);
