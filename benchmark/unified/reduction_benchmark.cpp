@@ -1,6 +1,7 @@
 // Unified reductions at memory bandwidth (issue 14): for each shape, the device's copy of the
-// same bytes (clEnqueueCopyBuffer), the row and column sums and maxima, the 2-D full sum, and
-// hand-written OpenCL kernels for a row sum and a column sum. Each timed call ends with a
+// same bytes (clEnqueueCopyBuffer), the row and column sums and maxima, the 2-D full sum,
+// hand-written OpenCL kernels for a row sum and a column sum, and hand-written copy kernels (one
+// float and four floats per work-item). Each timed call ends with a
 // clFinish, as a synchronous caller sees it.
 //
 //   BM_reduction/<rows>x<cols>/<case>
@@ -82,6 +83,17 @@ kernel void row_sum(const long rows, const long cols, const long stride, const l
   if (lane == 0 && row < rows) out[row] = scratch[lid];
 }
 
+// A copy by work-items, one float each and four each: what a kernel that reads and writes every
+// element (a row reduction of N x 1, a column reduction of 1 x N) can reach.
+kernel void copy1(const long n, global const float* x, global float* y) {
+  const long i = get_global_id(0);
+  if (i < n) y[i] = x[i];
+}
+kernel void copy4(const long n4, global const float4* x, global float4* y) {
+  const long i = get_global_id(0);
+  if (i < n4) y[i] = x[i];
+}
+
 // One work-item per column, down all the rows: neighbouring items read neighbouring columns.
 kernel void col_sum(const long rows, const long cols, const long stride, global const float* x, global float* out) {
   const long col = get_global_id(0);
@@ -103,6 +115,8 @@ struct fixture {
                                                                   hand_written_source);
   rt::kernel hand_row = program->make_kernel("row_sum");
   rt::kernel hand_col = program->make_kernel("col_sum");
+  rt::kernel hand_copy1_kernel = program->make_kernel("copy1");
+  rt::kernel hand_copy4_kernel = program->make_kernel("copy4");
 
   explicit fixture(shape s)
       : size(s), m(exec, dim<2>{s.rows, s.cols}, random_floats(s.elements(), 1)), copy_target(exec, s.elements()),
@@ -149,6 +163,18 @@ struct fixture {
     hand_row.launch(ctx, rt::launch_range::one_d(groups * 256, 256), static_cast<std::int64_t>(size.rows),
                     static_cast<std::int64_t>(size.cols), static_cast<std::int64_t>(m.stride()),
                     static_cast<std::int64_t>(lanes), matrix(), per_row.device_buffer().handle()());
+    ctx.finish();
+  }
+  void hand_copy1() {
+    hand_copy1_kernel.launch(ctx, rt::launch_range::one_d(rt::round_up(size.elements(), 256), 256),
+                             static_cast<std::int64_t>(size.elements()), matrix(),
+                             copy_target.device_buffer().handle()());
+    ctx.finish();
+  }
+  void hand_copy4() {  // the shapes' sizes are multiples of four
+    const std::size_t n4 = size.elements() / 4;
+    hand_copy4_kernel.launch(ctx, rt::launch_range::one_d(rt::round_up(n4, 256), 256), static_cast<std::int64_t>(n4),
+                             matrix(), copy_target.device_buffer().handle()());
     ctx.finish();
   }
   void hand_col_sum() {
@@ -213,7 +239,8 @@ const struct registration {
         {"copy", &fixture::copy},         {"row_sum", &fixture::row_sum},
         {"col_sum", &fixture::col_sum},   {"row_max", &fixture::row_max},
         {"col_max", &fixture::col_max},   {"full_sum", &fixture::full_sum},
-        {"hand_row_sum", &fixture::hand_row_sum}, {"hand_col_sum", &fixture::hand_col_sum}};
+        {"hand_row_sum", &fixture::hand_row_sum}, {"hand_col_sum", &fixture::hand_col_sum},
+        {"hand_copy1", &fixture::hand_copy1},     {"hand_copy4", &fixture::hand_copy4}};
     for (const shape& s : shapes())
       for (const auto& [name, f] : cases) {
         const bool is_copy = std::string(name) == "copy";

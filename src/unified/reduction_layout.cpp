@@ -82,8 +82,12 @@ reduction_layout single_term_layout(const runtime::device_info& device, std::siz
   if (is_cpu(device)) {
     out.rows_per_item = std::max<std::size_t>(ceil_div(outputs, local * target_groups(device)), 1);
     out.first_row_step = out.rows_per_item;
+    out.groups = std::max<std::size_t>(ceil_div(outputs, local * out.rows_per_item), 1);
+  } else {
+    out.rows_per_item = single_term_batch;
+    out.groups = std::max<std::size_t>(ceil_div(outputs, local * out.rows_per_item), 1);
+    out.row_step = out.groups * local;
   }
-  out.groups = std::max<std::size_t>(ceil_div(outputs, local * out.rows_per_item), 1);
   return out;
 }
 

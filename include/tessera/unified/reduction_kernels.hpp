@@ -377,9 +377,10 @@ void trace_row_blocks(const std::shared_ptr<kernel_trace>& t) {
 
 /// A row reduction of one column or a column reduction of one row: every output has one term,
 /// so the reduction is a map, result[o * result_stride] = finalize(op(identity, term)). Item i
-/// takes outputs i * first_step + k * step for k < per_item: one each on a GPU (read and
-/// written as a copy is), a contiguous block on a CPU device (a loop it can vectorize; a CPU
-/// device pays for every work-group, so it gets few).
+/// takes outputs i * first_step + k * step for k < per_item: a batch a grid apart on a GPU
+/// (read together, then written; neighbouring items take neighbouring outputs), a contiguous
+/// block on a CPU device (a loop it can vectorize; a CPU device pays for every work-group, so
+/// it gets few).
 template <bool ByRow, typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
 void trace_single_terms(const std::shared_ptr<kernel_trace>& t) {
   const std::string type(t->type_name<V>());
@@ -393,12 +394,32 @@ void trace_single_terms(const std::shared_ptr<kernel_trace>& t) {
   const std::string result_stride = t->scalar_parameter("long", "result_stride");
   const std::string first = t->constant("long", "(long)get_global_id(0) * " + first_step, "first");
   const std::string last = t->constant("long", "min(" + outputs + ", " + first + " + " + per_item + " * " + step + ")", "last");
+  auto one_output = [&](const std::string& o) {
+    traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
+    accumulate<Op>(acc, ByRow ? term_at<Fn>(t, arguments, o, "0") : term_at<Fn>(t, arguments, "0", o));
+    return Finalize{}(traced<V>(acc.trace(), acc.checked_text(), acc.scope()));
+  };
+  // A GPU item's outputs (a grid apart): all read first, then all stored, so that its loads
+  // are in flight together (a store may alias a later load, so the compiler cannot hoist it).
+  t->open_block("if (" + step + " > 1 && " + per_item + " == " + std::to_string(single_term_batch) + ")");
+  {
+    std::vector<std::string> o, value;
+    for (std::size_t j = 0; j < single_term_batch; ++j) {
+      o.push_back(t->constant("long", first + " + " + std::to_string(j) + " * " + step, "o"));
+      const std::string read = t->constant("long", "min(" + o[j] + ", " + outputs + " - 1)", "read");
+      value.push_back(t->constant(type, text_of(*t, one_output(read)), "value"));
+    }
+    for (std::size_t j = 0; j < single_term_batch; ++j)
+      t->statement("if (" + o[j] + " < " + outputs + ") " + result + "[" + o[j] + " * " + result_stride +
+                   "] = " + value[j]);
+  }
+  t->close_block();
+  // A CPU item's outputs: a contiguous block, one loop.
+  t->open_block("else");
   const std::string o = t->fresh_name("o");
   t->open_block("for (long " + o + " = " + first + "; " + o + " < " + last + "; " + o + " += " + step + ")");
-  traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
-  accumulate<Op>(acc, ByRow ? term_at<Fn>(t, arguments, o, "0") : term_at<Fn>(t, arguments, "0", o));
-  auto final_value = Finalize{}(traced<V>(acc.trace(), acc.checked_text(), acc.scope()));
-  t->statement(result + "[" + o + " * " + result_stride + "] = " + text_of(*t, final_value));
+  t->statement(result + "[" + o + " * " + result_stride + "] = " + text_of(*t, one_output(o)));
+  t->close_block();
   t->close_block();
 }
 

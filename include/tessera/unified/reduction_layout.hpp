@@ -28,6 +28,8 @@ inline constexpr std::size_t gpu_columns_per_item = 8;
 /// Rows a row reduction's work-item reads together when it has one item per row and several
 /// rows (trace_row_blocks): their loads are in flight at once.
 inline constexpr std::size_t row_batch = 8;
+/// Outputs a GPU work-item of a one-term reduction (single_term_layout) reads together.
+inline constexpr std::size_t single_term_batch = 4;
 
 struct reduction_layout {
   std::size_t local = 1;        // work-items per group, a power of two
