@@ -7,14 +7,16 @@
 // reduction reads along contiguous memory and a column reduction reads across it:
 // - on a GPU, consecutive work-items read consecutive addresses (a row's lanes stride along
 //   its columns; a column reduction's lanes are consecutive columns, its row lanes and parts
-//   split the rows), and outputs that are few get several work-groups each ("parts", combined
-//   by a finishing pass) so that every compute unit holds several groups;
-// - on a CPU device (PoCL runs a group's items one after another on one core) each item reads
-//   one contiguous block: a row reduction gives each item whole rows (or one part of a long
-//   row); a wide column reduction gives each item a cache line's width of columns, which it
-//   walks down the rows of its part (every line read whole, once).
-// When every output has one part, stage 1 writes the finished results itself: a reduction
-// with as many outputs as terms (N x 1 rows, 1 x N columns) then costs what a copy costs.
+//   split the rows), outputs that are few get several work-groups each ("parts", combined by a
+//   finishing pass) so that every compute unit holds several groups, split outputs fit one
+//   wave of resident groups, and an item with several short outputs (rows a grid apart,
+//   columns a grid apart) reads them together so that its loads are in flight at once;
+// - on a CPU device (PoCL runs a group's items one after another on one core, and pays for
+//   every group) each item reads one contiguous block: a row reduction gives each item whole
+//   rows (or one part of a long row); a wide column reduction gives each item 32 neighbouring
+//   columns, which it walks down the rows of its part (every line read whole, once).
+// When every output has one part, stage 1 writes the finished results itself, and one term
+// per output (N x 1 rows, 1 x N columns) is a map: such reductions cost what a copy costs.
 #include <cstddef>
 
 #include <tessera/runtime/device.hpp>
