@@ -67,9 +67,10 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
   // enough terms per lane that the finishing pass stays small.
   const std::size_t target = target_groups(device, gpu);
   const std::size_t least_terms = gpu ? lanes * 16 : 4096;
+  // Rounded down: a second, mostly empty wave of groups would take as long as the first.
   std::size_t parts = 1;
-  if (result_groups < target && n_terms > least_terms)
-    parts = std::min({ceil_div(target, result_groups), ceil_div(n_terms, least_terms), max_groups});
+  if (2 * result_groups <= target && n_terms > least_terms)
+    parts = std::min({target / result_groups, ceil_div(n_terms, least_terms), max_groups});
   const std::size_t part_length = std::max<std::size_t>(ceil_div(n_terms, parts), 1);
   parts = std::max<std::size_t>(ceil_div(n_terms, part_length), 1);  // no empty part
   plan.parts = static_cast<index_t>(parts);
@@ -83,6 +84,10 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
     plan.lane_span = plan.lane_chunk;
     plan.lane_step = 1;
   }
+
+  // The finishing pass: many parts (few results) are shared by lanes, about four parts each.
+  plan.finish_lanes = std::min(work_group, pow2_at_least(ceil_div(parts, 4)));
+  plan.finish_results = std::min(work_group / plan.finish_lanes, pow2_at_least(n_out));
 
   if (rowwise) {
     plan.groups0 = result_groups;

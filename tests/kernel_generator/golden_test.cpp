@@ -55,12 +55,19 @@ TEST(KernelGeneratorGolden, StoreStepOfAFusedGemm) {
 }
 
 TEST(KernelGeneratorGolden, SoftmaxAlongRows) {
-  const matrix<float> a(4, 4);
+  const matrix<float> a(4, 64);  // rows long enough for the reduction skeleton
   const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
   expect_golden("softmax_float", kernel_source(elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)))));
 }
 
-TEST(KernelGeneratorGolden, ColumnSumOfABlock) {
+TEST(KernelGeneratorGolden, RowNormsAndMaximaShareOnePass) {
+  matrix<float> norms, maxima;
+  const matrix<float> a(64, 64);
+  expect_golden("row_norms_and_maxima_float",
+                kernel_source(results(norms, maxima), expressions(sqrt(rowwise_sum(elt_multiply(a, a))), rowwise_max(a))));
+}
+
+TEST(KernelGeneratorGolden, ColumnSumOfABlock) {  // columns of two: each work-item sums its own
   const matrix<float> a(4, 4);
   expect_golden("colwise_sum_block_float", kernel_source(colwise_sum(block(a, 1, 1, 2, 2))));
 }

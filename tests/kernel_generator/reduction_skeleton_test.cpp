@@ -225,6 +225,8 @@ void expect_plan_covers(const runtime::device_info& device, const plan_case& c) 
   const std::size_t part_groups = c.rowwise ? p.groups1 : p.groups0;
   EXPECT_EQ(static_cast<index_t>(part_groups), p.parts);
   EXPECT_GE(static_cast<index_t>(result_groups * p.results_per_group(c.rowwise)), c.outputs);
+  EXPECT_TRUE(std::has_single_bit(p.finish_lanes) && std::has_single_bit(p.finish_results));
+  EXPECT_LE(p.finish_lanes * p.finish_results, 256u);
   EXPECT_GE(p.parts * p.part_length, c.length);
   EXPECT_LT((p.parts - 1) * p.part_length, std::max<index_t>(c.length, 1));  // no empty part
   // The lanes of a part take every term of it, each once.
@@ -246,11 +248,16 @@ TEST(ReductionPlan, EveryResultAndTermIsCovered) {
 TEST(ReductionPlan, FewResultsFillAGpuWithParts) {
   const runtime::device_info h200 = gpu_like(132);
   for (const plan_case c : {plan_case{true, 1024, 65536}, plan_case{false, 1024, 65536}, plan_case{true, 1, 1 << 26},
-                            plan_case{false, 1, 1 << 24}}) {
+                            plan_case{false, 1, 1 << 24}, plan_case{true, 8192, 8192}}) {
     const reduction_plan p = plan_reduction(h200, c.rowwise, c.outputs, c.length, 256);
-    EXPECT_GE(p.groups0 * p.groups1 * p.groups2, 8u * 132u) << c.outputs << " x " << c.length;
-    EXPECT_GT(p.parts, 1);
+    // Between half a wave and one (8 groups per unit): a second, mostly empty wave would cost
+    // as much as the first.
+    const std::size_t groups = p.groups0 * p.groups1 * p.groups2;
+    EXPECT_GE(groups, 4u * 132u) << c.outputs << " x " << c.length;
+    EXPECT_LE(groups, 8u * 132u) << c.outputs << " x " << c.length;
   }
+  EXPECT_GT(plan_reduction(h200, true, 1, 1 << 26, 256).parts, 1);
+  EXPECT_GT(plan_reduction(h200, true, 1024, 65536, 256).parts, 1);
   // Many results fill it without: one pass.
   EXPECT_EQ(plan_reduction(h200, true, 65536, 1024, 256).parts, 1);
   EXPECT_EQ(plan_reduction(h200, false, 8192, 8192, 256).parts, 1);

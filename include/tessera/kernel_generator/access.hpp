@@ -88,6 +88,10 @@ struct reduction_site {
   std::function<void(const runtime::context&)> materialize;
   std::function<bool()> materialized;
   std::function<void()> release;
+  /// For reading the kernels (kernel_source): the OpenCL C that materializing runs, and an
+  /// empty stand-in for the temporary, so the reading kernel's source can be generated.
+  std::function<std::string(const runtime::context&)> materializing_source;
+  std::function<void(const runtime::context&)> stand_in;
 };
 
 /// Records every read and write of an assignment, by matrix identity, and its producers.

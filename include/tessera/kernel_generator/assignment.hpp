@@ -208,8 +208,34 @@ cl::Event evaluate_fused_with(const blas::gemm_params& params, Target&& target, 
   return event;
 }
 
-/// The OpenCL C that `target = expression` runs (for reading, and the golden-file tests); for
-/// a fused matmul, the store step it adds to the GEMM.
+namespace detail {
+/// The OpenCL C of every kernel an elementwise or reduction assignment runs, in order: each
+/// reduction it materializes first (deepest first, a comment naming the step), then its own
+/// kernel (the reduction skeleton's two when it reads reductions in place).
+template <typename... Targets, typename... Expressions>
+std::string assignment_source(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
+                              const runtime::context& ctx) {
+  reduction_analysis analysis;
+  analyze_reductions(expressions, analysis);
+  materialized_reductions stand_ins;
+  std::string source;
+  for (const reduction_site* site : analysis.to_materialize) {
+    if (site->materialized()) continue;
+    source += "// materialized first: a " + std::string(site->rowwise ? "rowwise" : "colwise") + " reduction\n" +
+              site->materializing_source(ctx) + "\n";
+    site->stand_in(ctx);
+    stand_ins.add(site->release);
+  }
+  if (analysis.roots.empty()) return source + generate_kernel_source(targets, expressions);
+  return source + "// the pass over the terms\n" +
+         generate_reduction_source(targets, expressions, analysis.roots, false) +
+         "\n// the finishing pass (when the terms are split into parts)\n" +
+         generate_reduction_source(targets, expressions, analysis.roots, true);
+}
+}  // namespace detail
+
+/// The OpenCL C that `target = expression` runs (for reading, and the golden-file tests): every
+/// kernel, in order; for a fused matmul, the store step it adds to the GEMM.
 template <typename Target, typename Expression>
   requires(device_matrix<Target> || assignment_target<Target>) && operand<Expression>
 std::string kernel_source(Target&& target, Expression&& expression) {
@@ -218,8 +244,8 @@ std::string kernel_source(Target&& target, Expression&& expression) {
   if constexpr (std::remove_cvref_t<decltype(e)>::skeleton == kernel_skeleton::gemm)
     return store_step_source(t, e);  // what the generator adds to the GEMM's kernels
   else
-    return generate_kernel_source(std::tuple<const std::remove_cvref_t<decltype(t)>&>(t),
-                                std::tuple<const std::remove_cvref_t<decltype(e)>&>(e));
+    return detail::assignment_source(std::tuple<const std::remove_cvref_t<decltype(t)>&>(t),
+                                     std::tuple<const std::remove_cvref_t<decltype(e)>&>(e), t.target_context());
 }
 
 namespace detail {
@@ -286,7 +312,7 @@ auto expressions(E&&... e) {
 /// The OpenCL C of a multi-output assignment.
 template <typename... Targets, typename... Operations>
 std::string kernel_source(const results_<Targets...>& r, const expressions_<Operations...>& e) {
-  return generate_kernel_source(r.targets(), e.operations());
+  return detail::assignment_source(r.targets(), e.operations(), std::get<0>(r.targets()).target_context());
 }
 
 // ---- Definitions declared by operation and block_ ----------------------------------------
@@ -314,6 +340,12 @@ void reduction_<Op, Rowwise, A>::materialize(const runtime::context& ctx) const 
   auto results = std::make_shared<matrix<value_type>>(rows(), cols(), matrix_view::entire, ctx);
   evaluate(*results, *this);
   materialized_ = std::move(results);
+}
+
+template <typename Op, bool Rowwise, typename A>
+std::string reduction_<Op, Rowwise, A>::materializing_source(const runtime::context& ctx) const {
+  matrix<value_type> results(0, 0, matrix_view::entire, ctx);
+  return kernel_source(results, *this);
 }
 
 template <device_scalar T>

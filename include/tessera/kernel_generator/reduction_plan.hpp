@@ -32,10 +32,17 @@ struct reduction_plan {
   index_t lane_chunk = 1;
   index_t lane_span = 0;
   index_t lane_step = 1;
+  /// The finishing pass (parts > 1): finish_lanes work-items share each result's parts (every
+  /// finish_lanes-th), finish_results results per work-group.
+  std::size_t finish_lanes = 1, finish_results = 1;
 
   std::size_t lanes(bool rowwise) const noexcept { return rowwise ? local1 : local0; }
   std::size_t results_per_group(bool rowwise) const noexcept { return rowwise ? local0 : local1; }
 };
+
+/// A reduction this short (or shorter) is computed by each work-item of the elementwise skeleton
+/// on its own: nothing to share, and the skeleton's set-up would cost more than its terms.
+inline constexpr index_t short_reduction = 8;
 
 /// work_group: the largest power-of-two work-group the kernel runs (kernel::power_of_two_work_group).
 reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, index_t outputs, index_t length,

@@ -87,7 +87,8 @@ void analyze_reductions(const std::tuple<Expressions...>& expressions, reduction
     return std::any_of(sites.begin(), sites.end(),
                        [&](const reduction_site& s) { return s.node == node && !(s.map == access_map::identity()); });
   };
-  std::vector<int> kind(sites.size(), 0);  // 0: materialize, 1: materialized already, 2: a root
+  // 0: materialize, 1: materialized already, 2: a root, 3: short, computed in place
+  std::vector<int> kind(sites.size(), 0);
   for (std::size_t s = 0; s < sites.size(); ++s) {
     const reduction_site& site = sites[s];
     if (site.materialized()) {
@@ -99,6 +100,12 @@ void analyze_reductions(const std::tuple<Expressions...>& expressions, reduction
     kind[s] = 2;
     if (std::none_of(out.roots.begin(), out.roots.end(), [&](const reduction_site* r) { return r->node == site.node; }))
       out.roots.push_back(&site);
+  }
+  // Short roots are computed by the elementwise skeleton, each work-item its own (kind 3).
+  if (!out.roots.empty() && out.roots.front()->length <= short_reduction) {
+    out.roots.clear();
+    for (int& k : kind)
+      if (k == 2) k = 3;
   }
   // Sites list parents before the reductions nested in them: the deepest come last.
   for (std::size_t s = sites.size(); s-- > 0;)
@@ -126,9 +133,14 @@ struct reduction_names {
 
 inline reduction_names declare_indices(codegen::kernel_builder& b, bool rowwise, bool finishing) {
   if (finishing) {
+    // Results along the first dimension, the lanes sharing each result's parts along the second.
     b.declare("const int", rowwise ? "i" : "j", "get_global_id(0)");
     b.declare("const int", rowwise ? "j" : "i", "0");
-    return {rowwise ? "i" : "j", rowwise ? "rows" : "cols", "", "", ""};
+    b.declare("const int", "l0", "get_local_id(0)");
+    b.declare("const int", "l1", "get_local_id(1)");
+    b.declare("const int", "L0", "get_local_size(0)");
+    b.declare("const int", "L1", "get_local_size(1)");
+    return {rowwise ? "i" : "j", rowwise ? "rows" : "cols", "l1", "L1", "l1 * L0 + l0"};
   }
   b.declare("const int", "l0", "get_local_id(0)");
   b.declare("const int", "l1", "get_local_id(1)");
@@ -173,6 +185,22 @@ void emit_finished_results(kernel_context& kc, const Targets& targets, const Exp
   emit_store_step(kc, targets, values, "i", "j");
 }
 
+/// The tree over a work-group's lanes: each lane's value in scratch[slot] (partner: the slot
+/// of the lane s further), lane 0 ending with the combination of all, in a fixed order.
+inline void emit_lane_tree(kernel_context& kc, const std::vector<const reduction_site*>& roots,
+                           const std::vector<std::string>& scratch, const reduction_names& n,
+                           const std::string& partner) {
+  auto& b = kc.builder();
+  kc.open_scope("for (int s = " + n.lanes + " >> 1; s > 0; s >>= 1)");
+  b.statement("barrier(CLK_LOCAL_MEM_FENCE)");
+  kc.open_scope("if (" + n.lane + " < s)");
+  for (std::size_t r = 0; r < roots.size(); ++r)
+    b.assign(scratch[r] + "[" + n.slot + "]",
+             roots[r]->combine(scratch[r] + "[" + n.slot + "]", scratch[r] + "[" + partner + "]"));
+  kc.close_scope();
+  kc.close_scope();
+}
+
 /// The OpenCL C of the pass over the terms (finishing = false) or of the finishing pass.
 /// Parameters: the assignment's (visit_kernel_parameters), then parts, part_length, lane_chunk,
 /// lane_span, lane_step, and per root its partial results and its local scratch (the finishing
@@ -192,25 +220,30 @@ std::string generate_reduction_source(const Targets& targets, const Expressions&
   std::vector<std::string> partials, scratch;
   for (std::size_t r = 0; r < roots.size(); ++r) {
     partials.push_back(b.add_pointer_parameter(roots[r]->type, "partials" + std::to_string(r), finishing));
-    if (!finishing)
-      scratch.push_back(b.add_pointer_parameter(roots[r]->type, "scratch" + std::to_string(r), false,
-                                                codegen::address_space::local));
+    scratch.push_back(b.add_pointer_parameter(roots[r]->type, "scratch" + std::to_string(r), false,
+                                              codegen::address_space::local));
   }
   const reduction_names n = declare_indices(b, rowwise, finishing);
   const std::string in_range = n.out + " < " + n.outputs;
   std::vector<std::string> red(roots.size());
 
   if (finishing) {
-    kc.open_scope("if (" + in_range + ")");
+    // Lane l combines parts l, l + L1, ... in order, then the tree combines the lanes.
     for (std::size_t r = 0; r < roots.size(); ++r) {
       const reduction_site& site = *roots[r];
-      red[r] = b.fresh_name("r");
-      b.declare(site.type, red[r], partials[r] + "[" + n.out + "]");
-      if (site.compensated) b.declare(site.type, red[r] + "_c", "0");
-      kc.open_scope("for (int p = 1; p < parts; ++p)");
-      emit_accumulate(b, site, red[r], partials[r] + "[(long)p * " + n.outputs + " + " + n.out + "]");
+      const std::string acc = b.fresh_name("acc");
+      b.declare(site.type, acc, site.initial);
+      if (site.compensated) b.declare(site.type, acc + "_c", "0");
+      kc.open_scope("if (" + in_range + ")");
+      kc.open_scope("for (int p = l1; p < parts; p += L1)");
+      emit_accumulate(b, site, acc, partials[r] + "[(long)p * " + n.outputs + " + " + n.out + "]");
       kc.close_scope();
+      kc.close_scope();
+      b.assign(scratch[r] + "[" + n.slot + "]", site.compensated ? "(" + acc + " - " + acc + "_c)" : acc);
     }
+    emit_lane_tree(kc, roots, scratch, n, "l1 * L0 + l0 + s * L0");
+    kc.open_scope("if (l1 == 0 && " + in_range + ")");
+    for (std::size_t r = 0; r < roots.size(); ++r) red[r] = b.declare_fresh(roots[r]->type, scratch[r] + "[l0]", "r");
     emit_finished_results(kc, targets, expressions, roots, red);
     kc.close_scope();
     return b.source();
@@ -257,18 +290,11 @@ std::string generate_reduction_source(const Targets& targets, const Expressions&
       return site.compensated ? "(" + acc[r][u] + " - " + acc[r][u] + "_c)" : acc[r][u];
     };
     std::string combined = value(0);
-    for (int u = 1; u < reduction_unroll; ++u) combined = site.combine(combined, value(u));
+    for (int u = 1; u < reduction_unroll; ++u)  // a variable each step: combine may name its operands twice
+      combined = b.declare_fresh(site.type, site.combine(combined, value(u)), "r");
     b.assign(scratch[r] + "[" + n.slot + "]", combined);
   }
-  const std::string partner = rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s";
-  kc.open_scope("for (int s = " + n.lanes + " >> 1; s > 0; s >>= 1)");
-  b.statement("barrier(CLK_LOCAL_MEM_FENCE)");
-  kc.open_scope("if (" + n.lane + " < s)");
-  for (std::size_t r = 0; r < roots.size(); ++r)
-    b.assign(scratch[r] + "[" + n.slot + "]",
-             roots[r]->combine(scratch[r] + "[" + n.slot + "]", scratch[r] + "[" + partner + "]"));
-  kc.close_scope();
-  kc.close_scope();
+  emit_lane_tree(kc, roots, scratch, n, rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s");
 
   kc.open_scope("if (" + n.lane + " == 0 && " + in_range + ")");
   for (std::size_t r = 0; r < roots.size(); ++r)
@@ -325,14 +351,17 @@ cl::Event launch_reduction_assignment(const std::tuple<Targets...>& targets,
     pass.emplace_back(workspaces.back().handle());
     pass.emplace_back(runtime::local_memory{group * site->element_bytes});
     finish.emplace_back(workspaces.back().handle());
+    finish.emplace_back(runtime::local_memory{plan.finish_lanes * plan.finish_results * site->element_bytes});
   }
   const runtime::launch_range range{
       {plan.groups0 * plan.local0, plan.groups1 * plan.local1, plan.groups2}, {plan.local0, plan.local1, 1}, 3};
   const cl::Event first_event = kernels->pass.launch(ctx, range, pass);
   if (plan.parts == 1) return first_event;
   const auto outputs = static_cast<std::size_t>(first.outputs);
-  const std::size_t local = kernels->finish.power_of_two_work_group(256);
-  kernels->finish.launch(ctx, runtime::launch_range::one_d(runtime::round_up(outputs, local), local), finish);
+  kernels->finish.launch(ctx,
+                         runtime::launch_range::two_d(runtime::round_up(outputs, plan.finish_results),
+                                                      plan.finish_lanes, plan.finish_results, plan.finish_lanes),
+                         finish);
   return runtime::covering_event(ctx, first_event);
 }
 
@@ -348,9 +377,8 @@ cl::Event launch_assignment(const std::tuple<Targets...>& targets, const std::tu
   if (!analysis.to_materialize.empty()) {
     start = runtime::start_marker(ctx);  // the materializations keep their own events
     materialize_reductions(analysis, ctx, materialized);
-    analysis.pattern.clear();  // now materialized
-    for (const reduction_site& site : analysis.collector.reductions())
-      analysis.pattern.push_back(site.materialized() ? 1 : 2);
+    for (std::size_t s = 0; s < analysis.pattern.size(); ++s)  // now materialized
+      if (analysis.pattern[s] == 0) analysis.pattern[s] = 1;
   }
   const cl::Event event = analysis.roots.empty()
                               ? launch_elementwise_assignment<Key>(targets, expressions, result, ctx, analysis.pattern)

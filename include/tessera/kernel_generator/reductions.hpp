@@ -150,13 +150,18 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
         },
         [](const std::string& a, const std::string& b) { return Op::combine(a, b); },
         [this](const runtime::context& ctx) { materialize(ctx); }, [this] { return materialized_ != nullptr; },
-        [this] { materialized_.reset(); }});
+        [this] { materialized_.reset(); }, [this](const runtime::context& ctx) { return materializing_source(ctx); },
+        [this](const runtime::context& ctx) {
+          materialized_ = std::make_shared<matrix<value_type>>(0, 0, matrix_view::entire, ctx);
+        }});
     base::collect_accesses(collector, map);
   }
 
   /// Evaluates the results into a temporary, which the assignment's kernels then read
   /// (defined in assignment.hpp).
   void materialize(const runtime::context& ctx) const;
+  /// The kernels materialize runs (defined in assignment.hpp).
+  std::string materializing_source(const runtime::context& ctx) const;
 
   /// Reached when the reduction is materialized (a load), or inside a fused GEMM's store
   /// step (a loop over the reduced dimension per element); a root's value is remembered by
