@@ -215,22 +215,26 @@ namespace detail {
 template <typename... Targets, typename... Expressions>
 std::string assignment_source(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
                               const runtime::context& ctx) {
-  reduction_analysis analysis;
-  analyze_reductions(expressions, analysis);
-  materialized_reductions stand_ins;
-  std::string source;
-  for (const reduction_site* site : analysis.to_materialize) {
-    if (site->materialized()) continue;
-    source += "// materialized first: a " + std::string(site->rowwise ? "rowwise" : "colwise") + " reduction\n" +
-              site->materializing_source(ctx) + "\n";
-    site->stand_in(ctx);
-    stand_ins.add(site->release);
+  if constexpr (!(std::remove_cvref_t<Expressions>::has_reductions || ...)) {
+    return generate_kernel_source(targets, expressions);
+  } else {
+    reduction_analysis analysis;
+    analyze_reductions(expressions, analysis);
+    materialized_reductions stand_ins;
+    std::string source;
+    for (const reduction_site* site : analysis.to_materialize) {
+      if (site->materialized()) continue;
+      source += "// materialized first: a " + std::string(site->rowwise ? "rowwise" : "colwise") + " reduction\n" +
+                site->materializing_source(ctx) + "\n";
+      site->stand_in(ctx);
+      stand_ins.add(site->release);
+    }
+    if (analysis.roots.empty()) return source + generate_kernel_source(targets, expressions);
+    return source + "// the pass over the terms\n" +
+           generate_reduction_source(targets, expressions, analysis.roots, false) +
+           "\n// the finishing pass (when the terms are split into parts)\n" +
+           generate_reduction_source(targets, expressions, analysis.roots, true);
   }
-  if (analysis.roots.empty()) return source + generate_kernel_source(targets, expressions);
-  return source + "// the pass over the terms\n" +
-         generate_reduction_source(targets, expressions, analysis.roots, false) +
-         "\n// the finishing pass (when the terms are split into parts)\n" +
-         generate_reduction_source(targets, expressions, analysis.roots, true);
 }
 }  // namespace detail
 

@@ -95,6 +95,9 @@ class operation : public operation_tag {
   static constexpr bool uses_fp64 =
       std::same_as<ValueType, double> || (std::remove_cvref_t<Arguments>::uses_fp64 || ...);
   static constexpr kernel_skeleton skeleton = skeleton_of_arguments<Arguments...>();
+  /// Whether a reduction is among the nodes (reductions.hpp sets it): assignments of
+  /// expressions without one never instantiate the reduction skeleton.
+  static constexpr bool has_reductions = (std::remove_cvref_t<Arguments>::has_reductions || ...);
 
   operation() = default;
   template <typename... A>

@@ -365,11 +365,26 @@ cl::Event launch_reduction_assignment(const std::tuple<Targets...>& targets,
   return runtime::covering_event(ctx, first_event);
 }
 
+template <typename Key, typename... Targets, typename... Expressions>
+cl::Event launch_with_reductions(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
+                                 shape result, const runtime::context& ctx);
+
 /// An assignment's kernels once its producers (matmuls) are materialized or fused: the
 /// reduction skeleton when it reads reductions in place, else the elementwise one.
 template <typename Key, typename... Targets, typename... Expressions>
 cl::Event launch_assignment(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
                             shape result, const runtime::context& ctx) {
+  if constexpr (!(std::remove_cvref_t<Expressions>::has_reductions || ...)) {
+    return launch_elementwise_assignment<Key>(targets, expressions, result, ctx);
+  } else {
+    return launch_with_reductions<Key>(targets, expressions, result, ctx);
+  }
+}
+
+/// launch_assignment of expressions with reductions.
+template <typename Key, typename... Targets, typename... Expressions>
+cl::Event launch_with_reductions(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
+                                 shape result, const runtime::context& ctx) {
   reduction_analysis analysis;
   analyze_reductions(expressions, analysis);
   materialized_reductions materialized;

@@ -108,6 +108,7 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
 
  public:
   using typename base::value_type;
+  static constexpr bool has_reductions = true;
 
   template <typename X>
   explicit reduction_(X&& a) : base(std::forward<X>(a)) {
