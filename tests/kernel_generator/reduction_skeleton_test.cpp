@@ -23,20 +23,16 @@ template <typename T>
 class KernelGeneratorReductionSkeleton : public ::testing::Test {};
 TYPED_TEST_SUITE(KernelGeneratorReductionSkeleton, value_types);
 
-runtime::device_info gpu_like(std::uint32_t units) {
+/// A device described by hand: only its type and compute units matter to a plan.
+runtime::device_info device_like(runtime::device_type type, std::uint32_t units) {
   runtime::device_info d;
-  d.type = runtime::device_type::gpu;
+  d.type = type;
   d.compute_units = units;
-  d.name = "a GPU of " + std::to_string(units) + " compute units";
+  d.name = std::string(runtime::to_string(type)) + " of " + std::to_string(units) + " compute units";
   return d;
 }
-runtime::device_info cpu_like(std::uint32_t cores) {
-  runtime::device_info d;
-  d.type = runtime::device_type::cpu;
-  d.compute_units = cores;
-  d.name = "a CPU of " + std::to_string(cores) + " cores";
-  return d;
-}
+runtime::device_info gpu_like(std::uint32_t units) { return device_like(runtime::device_type::gpu, units); }
+runtime::device_info cpu_like(std::uint32_t cores) { return device_like(runtime::device_type::cpu, cores); }
 
 /// Plans reductions as for `device` while it lives: the GPU's layout runs on PoCL too.
 class planned_as {
