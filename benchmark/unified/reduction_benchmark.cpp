@@ -16,6 +16,8 @@
 #include <tessera/runtime/runtime.hpp>
 #include <tessera/unified/unified.hpp>
 
+#include "random_floats.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -48,19 +50,7 @@ std::vector<shape> shapes() {
   return out;
 }
 
-// Values in [-1, 1), never zero, from a xorshift generator.
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
-  std::uint64_t state = 0x9e3779b97f4a7c15ull * (seed + 1);
-  std::vector<float> v(n);
-  for (auto& x : v) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    x = static_cast<float>(static_cast<std::int64_t>(state >> 40) - (1 << 23) + 1) / float(1 << 23);
-    if (x == 0.0f) x = 0.5f;
-  }
-  return v;
-}
+using tessera::benchmarks::random_floats;
 
 const char* const hand_written_source = R"(
 // One row per `lanes` work-items (a work-group holds 256 / lanes rows): each lane strides

@@ -10,6 +10,8 @@
 #include <tessera/runtime/runtime.hpp>
 #include <tessera/unified/unified.hpp>
 
+#include "random_floats.hpp"
+
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -26,19 +28,7 @@ namespace {
 using namespace tessera::unified;
 namespace rt = tessera::runtime;
 
-// Values in [-1, 1), never zero, from a xorshift generator: 2^26 of them in well under a second.
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
-  std::uint64_t state = 0x9e3779b97f4a7c15ull * (seed + 1);
-  std::vector<float> v(n);
-  for (auto& x : v) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    x = static_cast<float>(static_cast<std::int64_t>(state >> 40) - (1 << 23) + 1) / float(1 << 23);
-    if (x == 0.0f) x = 0.5f;
-  }
-  return v;
-}
+using tessera::benchmarks::random_floats;
 
 // Not a constant: the hand-written loops must read it at run time, as the kernels do.
 float alpha = 0.75f;
