@@ -1,15 +1,21 @@
 // Unified reductions at memory bandwidth (issue 14): for each shape, the device's copy of the
 // same bytes (clEnqueueCopyBuffer), the row and column sums and maxima, the 2-D full sum,
 // hand-written OpenCL kernels for a row sum and a column sum, and hand-written copy kernels (one
-// float and four floats per work-item). Each timed call ends with a
-// clFinish, as a synchronous caller sees it.
+// float and four floats per work-item).
 //
 //   BM_reduction/<rows>x<cols>/<case>
 //
-// bytes_per_second counts the bytes read (the matrix, rows * cols floats; a copy of them reads
-// as much and writes as much again). copy_ratio is the copy's time over this case's, the copy
-// timed in the same process (BM_reduction/<shape>/copy when it ran before, else a copy timed
-// just before this case): 1 is copy speed, the issue asks >= 0.8 on a GPU, >= 0.7 on PoCL.
+// Time is device time, as in benchmark/kernel_generator/reductions.cpp: OpenCL profiling, from
+// the first command's start to the last one's end (launch_recorder.hpp), for the copy and every
+// case alike; each iteration waits for its commands. Counters, in issue 14's terms:
+//   bytes_per_second  the bytes the case must move: the matrix read once and its results written
+//                     once (rows, cols or one float); for the copies, the bytes read + written
+//   kernels           commands one call enqueued (the copy is one clEnqueueCopyBuffer)
+//   copy_ratio        bytes_per_second over the copy's (read + written), the copy of the same
+//                     shape timed in the same process (BM_reduction/<shape>/copy when it ran
+//                     before, else timed just before this case): the issue asks >= 0.8 on a
+//                     GPU, >= 0.7 on PoCL
+// TESSERA_REDUCTION_TUNING (reduction_layout.hpp) changes a GPU's split for the whole run.
 //
 // Shapes: 2^24 floats (4096x4096, 256x65536, 65536x256, 1x2^24, 2^24x1); with
 // TESSERA_BENCH_REDUCTION_LARGE=1 also 2^26 (8192x8192, 1024x65536, 65536x1024, 1x2^26, 2^26x1).
@@ -22,7 +28,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -114,64 +119,60 @@ struct fixture {
 
   cl_mem matrix() const { return m.values().device_buffer().handle()(); }
 
+  // Each case enqueues its commands; run_case times them (launch_recorder) and waits.
   void copy() {
+    cl::Event event;
     rt::check_cl(ctx.queue().enqueueCopyBuffer(m.values().device_buffer().handle(),
-                                               copy_target.device_buffer().handle(), 0, 0, size.bytes()),
+                                               copy_target.device_buffer().handle(), 0, 0, size.bytes(), nullptr,
+                                               &event),
                  "clEnqueueCopyBuffer");
-    ctx.finish();
+    detail::record_launch(event);
   }
   void row_sum() {
     run_kernel_row_reduction(exec, [](auto row, auto col, auto m) { return m(row, col); },
                              TESSERA_KERNEL_REDUCE_SUM(float), per_row, 1, m.size(), std::as_const(m));
-    exec->synchronize();
   }
   void col_sum() {
     run_kernel_col_reduction(exec, [](auto row, auto col, auto m) { return m(row, col); },
                              TESSERA_KERNEL_REDUCE_SUM(float), per_col, m.size(), std::as_const(m));
-    exec->synchronize();
   }
   void row_max() {
     run_kernel_row_reduction(exec, [](auto row, auto col, auto m) { return m(row, col); },
                              TESSERA_KERNEL_REDUCE_MAX(float), per_row, 1, m.size(), std::as_const(m));
-    exec->synchronize();
   }
   void col_max() {
     run_kernel_col_reduction(exec, [](auto row, auto col, auto m) { return m(row, col); },
                              TESSERA_KERNEL_REDUCE_MAX(float), per_col, m.size(), std::as_const(m));
-    exec->synchronize();
   }
   void full_sum() {
     run_kernel_reduction(exec, [](auto row, auto col, auto m) { return m(row, col); },
                          TESSERA_KERNEL_REDUCE_SUM(float), one, m.size(), std::as_const(m));
-    exec->synchronize();
   }
   void hand_row_sum() {
     const std::size_t lanes =
         std::clamp<std::size_t>(std::bit_floor(std::max<std::size_t>(size.cols / 8, 1)), 1, 256);
     const std::size_t rows_per_group = 256 / lanes;
     const std::size_t groups = (size.rows + rows_per_group - 1) / rows_per_group;
-    hand_row.launch(ctx, rt::launch_range::one_d(groups * 256, 256), static_cast<std::int64_t>(size.rows),
+    detail::record_launch(hand_row.launch(ctx, rt::launch_range::one_d(groups * 256, 256), static_cast<std::int64_t>(size.rows),
                     static_cast<std::int64_t>(size.cols), static_cast<std::int64_t>(m.stride()),
-                    static_cast<std::int64_t>(lanes), matrix(), per_row.device_buffer().handle()());
-    ctx.finish();
+                    static_cast<std::int64_t>(lanes), matrix(), per_row.device_buffer().handle()()));
   }
   void hand_copy1() {
-    hand_copy1_kernel.launch(ctx, rt::launch_range::one_d(rt::round_up(size.elements(), 256), 256),
-                             static_cast<std::int64_t>(size.elements()), matrix(),
-                             copy_target.device_buffer().handle()());
-    ctx.finish();
+    detail::record_launch(hand_copy1_kernel.launch(ctx, rt::launch_range::one_d(rt::round_up(size.elements(), 256), 256),
+                                                   static_cast<std::int64_t>(size.elements()), matrix(),
+                                                   copy_target.device_buffer().handle()()));
   }
   void hand_copy4() {  // the shapes' sizes are multiples of four
     const std::size_t n4 = size.elements() / 4;
-    hand_copy4_kernel.launch(ctx, rt::launch_range::one_d(rt::round_up(n4, 256), 256), static_cast<std::int64_t>(n4),
-                             matrix(), copy_target.device_buffer().handle()());
-    ctx.finish();
+    detail::record_launch(hand_copy4_kernel.launch(ctx, rt::launch_range::one_d(rt::round_up(n4, 256), 256),
+                                                   static_cast<std::int64_t>(n4), matrix(),
+                                                   copy_target.device_buffer().handle()()));
   }
   void hand_col_sum() {
-    hand_col.launch(ctx, rt::launch_range::one_d(rt::round_up(size.cols, 256), 256),
-                    static_cast<std::int64_t>(size.rows), static_cast<std::int64_t>(size.cols),
-                    static_cast<std::int64_t>(m.stride()), matrix(), per_col.device_buffer().handle()());
-    ctx.finish();
+    detail::record_launch(hand_col.launch(ctx, rt::launch_range::one_d(rt::round_up(size.cols, 256), 256),
+                                          static_cast<std::int64_t>(size.rows), static_cast<std::int64_t>(size.cols),
+                                          static_cast<std::int64_t>(m.stride()), matrix(),
+                                          per_col.device_buffer().handle()()));
   }
 };
 
@@ -185,42 +186,61 @@ fixture& fixture_for(shape s) {
   return *current;
 }
 
-/// Seconds per copy of each shape, from its BM_reduction/<shape>/copy run or timed on demand.
-std::map<std::string, double>& copy_seconds() {
-  static std::map<std::string, double> seconds;
-  return seconds;
-}
-
-template <typename Call>
-double seconds_per_call(Call&& call, int calls) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < calls; ++i) call();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / calls;
+/// Copy bandwidth (bytes read + written per second) of each shape, from its
+/// BM_reduction/<shape>/copy run or timed on demand.
+std::map<std::string, double>& copy_bandwidths() {
+  static std::map<std::string, double> bandwidths;
+  return bandwidths;
 }
 
 using case_function = void (fixture::*)();
 
-void run_case(benchmark::State& state, shape s, case_function f, bool is_copy) {
+/// One call of f: its commands' device seconds and how many it enqueued.
+std::pair<double, std::size_t> timed_call(fixture& fx, case_function f) {
+  launch_recorder recorder;
+  (fx.*f)();
+  return {recorder.device_seconds(), recorder.launches()};
+}
+
+/// Bytes a case must move: the matrix read once, its results written once; a copy reads and
+/// writes the matrix.
+double case_bytes(shape s, const std::string& name) {
+  const double matrix = static_cast<double>(s.bytes());
+  if (name == "copy" || name.starts_with("hand_copy")) return 2 * matrix;
+  if (name.find("row") != std::string::npos) return matrix + static_cast<double>(s.rows * sizeof(float));
+  if (name.find("col") != std::string::npos) return matrix + static_cast<double>(s.cols * sizeof(float));
+  return matrix + sizeof(float);  // full_sum
+}
+
+void run_case(benchmark::State& state, shape s, case_function f, const std::string& name) {
   fixture& fx = fixture_for(s);
-  (fx.*f)();  // tracing, building and first-launch work stay out of the timing
-  const auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) (fx.*f)();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / double(state.iterations());
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(s.bytes()));
+  const std::size_t launches = timed_call(fx, f).second;  // tracing, building and first-launch work stay out
+  double seconds = 0;
+  for (auto _ : state) {
+    const double t = timed_call(fx, f).first;
+    seconds += t;
+    state.SetIterationTime(t);
+  }
+  const double bytes = case_bytes(s, name);
+  const double bandwidth = bytes * static_cast<double>(state.iterations()) / seconds;
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes * static_cast<double>(state.iterations())));
   state.counters["rows"] = static_cast<double>(s.rows);
   state.counters["cols"] = static_cast<double>(s.cols);
-  auto& copies = copy_seconds();
-  if (is_copy) {
-    copies[s.name()] = seconds;
+  state.counters["kernels"] = static_cast<double>(launches);
+  auto& copies = copy_bandwidths();
+  if (name == "copy") {
+    copies[s.name()] = bandwidth;
     state.counters["copy_ratio"] = 1.0;
     return;
   }
   if (!copies.contains(s.name())) {
-    fx.copy();
-    copies[s.name()] = seconds_per_call([&] { fx.copy(); }, std::max(3, static_cast<int>(0.2 / std::max(seconds, 1e-6))));
+    timed_call(fx, &fixture::copy);
+    const int calls = std::max(5, static_cast<int>(0.2 / std::max(seconds / static_cast<double>(state.iterations()), 1e-6)));
+    double copy_seconds = 0;
+    for (int i = 0; i < calls; ++i) copy_seconds += timed_call(fx, &fixture::copy).first;
+    copies[s.name()] = case_bytes(s, "copy") * calls / copy_seconds;
   }
-  state.counters["copy_ratio"] = copies[s.name()] / seconds;
+  state.counters["copy_ratio"] = bandwidth / copies[s.name()];
 }
 
 const struct registration {
@@ -233,10 +253,11 @@ const struct registration {
         {"hand_copy1", &fixture::hand_copy1},     {"hand_copy4", &fixture::hand_copy4}};
     for (const shape& s : shapes())
       for (const auto& [name, f] : cases) {
-        const bool is_copy = std::string(name) == "copy";
         benchmark::RegisterBenchmark(("BM_reduction/" + s.name() + "/" + name).c_str(),
-                                     [s, f = f, is_copy](benchmark::State& state) { run_case(state, s, f, is_copy); })
-            ->UseRealTime()
+                                     [s, f = f, name = std::string(name)](benchmark::State& state) {
+                                       run_case(state, s, f, name);
+                                     })
+            ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
       }
   }

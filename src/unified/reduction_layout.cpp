@@ -1,7 +1,12 @@
 #include <tessera/unified/reduction_layout.hpp>
 
+#include <tessera/runtime/error.hpp>
+
 #include <algorithm>
 #include <bit>
+#include <charconv>
+#include <cstdlib>
+#include <string>
 
 namespace tessera::unified {
 
@@ -13,8 +18,6 @@ std::size_t ceil_div(std::size_t a, std::size_t b) { return a / b + (a % b != 0)
 
 bool is_cpu(const runtime::device_info& device) { return device.type == runtime::device_type::cpu; }
 
-// Terms a GPU lane takes of a short row at least: fewer lanes per row, shorter trees.
-constexpr std::size_t min_terms_per_lane = 8;
 // A CPU device gives each item of a column reduction cpu_columns_per_item columns from this
 // many columns on; narrower matrices give each item a contiguous block of rows of its column.
 constexpr std::size_t min_block_columns = 64;
@@ -37,8 +40,8 @@ void share_terms(reduction_layout& out, const runtime::device_info& device, std:
 // fit in one wave of resident groups (a second, mostly empty wave would cost as much as the
 // first); a CPU device rounds up.
 std::size_t parts_for(const runtime::device_info& device, std::size_t groups, std::size_t length,
-                      std::size_t per_part) {
-  const std::size_t target = target_groups(device);
+                      std::size_t per_part, std::size_t groups_per_unit) {
+  const std::size_t target = target_groups(device, groups_per_unit);
   if (groups == 0 || groups >= target || length <= per_part) return 1;
   const std::size_t wanted = is_cpu(device) ? ceil_div(target, groups) : target / groups;
   return std::clamp<std::size_t>(wanted, 1, ceil_div(length, per_part));
@@ -62,9 +65,51 @@ layout_device_override::layout_device_override(const runtime::device_info& devic
 
 layout_device_override::~layout_device_override() { overriding_device = previous_; }
 
-std::size_t target_groups(const runtime::device_info& device) {
+std::size_t target_groups(const runtime::device_info& device) { return target_groups(device, 8); }
+
+std::size_t target_groups(const runtime::device_info& device, std::size_t groups_per_unit) {
   const std::size_t units = std::max<std::size_t>(device.compute_units, 1);
-  return device.type == runtime::device_type::gpu ? 8 * units : 4 * units;
+  return device.type == runtime::device_type::gpu ? std::max<std::size_t>(groups_per_unit, 1) * units : 4 * units;
+}
+
+reduction_tuning parse_reduction_tuning(std::string_view text) {
+  reduction_tuning out;
+  const auto fail = [&](std::string_view item, const char* why) {
+    throw argument_error("reduction tuning '" + std::string(text) + "': '" + std::string(item) + "' " + why +
+                         " (keys: row_groups, col_groups, row_unroll, col_unroll, row_min_terms, col_width)");
+  };
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (item.empty()) continue;
+    const std::size_t equals = item.find('=');
+    if (equals == std::string_view::npos) fail(item, "is not key=value");
+    const std::string_view key = item.substr(0, equals), number = item.substr(equals + 1);
+    std::size_t value = 0;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (error != std::errc() || end != number.data() + number.size() || value == 0 || value > 4096)
+      fail(item, "needs a whole number from 1 to 4096");
+    if (key == "row_groups") out.row_groups = value;
+    else if (key == "col_groups") out.col_groups = value;
+    else if (key == "row_unroll" || key == "col_unroll") {
+      if (value > 16) fail(item, "is more than 16 accumulators");
+      (key == "row_unroll" ? out.row_unroll : out.col_unroll) = value;
+    } else if (key == "row_min_terms") out.row_min_terms = value;
+    else if (key == "col_width") {
+      if (!std::has_single_bit(value)) fail(item, "is not a power of two");
+      out.col_width = value;
+    } else fail(item, "has an unknown key");
+  }
+  return out;
+}
+
+const reduction_tuning& gpu_reduction_tuning() {
+  static const reduction_tuning tuning = [] {
+    const char* text = std::getenv("TESSERA_REDUCTION_TUNING");
+    return text != nullptr ? parse_reduction_tuning(text) : reduction_tuning{};
+  }();
+  return tuning;
 }
 
 reduction_layout full_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t n) {
@@ -92,7 +137,7 @@ reduction_layout single_term_layout(const runtime::device_info& device, std::siz
 }
 
 reduction_layout row_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t rows,
-                                      std::size_t cols) {
+                                      std::size_t cols, const reduction_tuning& tuning) {
   reduction_layout out;
   out.local = local;
   if (is_cpu(device)) {
@@ -101,12 +146,14 @@ reduction_layout row_reduction_layout(const runtime::device_info& device, std::s
     out.rows_per_item = std::max<std::size_t>(rows / (local * target_groups(device)), 1);
     out.groups = ceil_div(rows, local * out.rows_per_item);
     out.first_row_step = out.rows_per_item;
-    out.parts = parts_for(device, out.groups, cols, 1);
+    out.parts = parts_for(device, out.groups, cols, 1, tuning.row_groups);
   } else {
-    out.lanes = std::clamp<std::size_t>(std::bit_floor(std::max<std::size_t>(cols / min_terms_per_lane, 1)), 1, local);
+    // Lanes along the row, each with row_min_terms terms at least: fewer lanes, shorter trees.
+    out.lanes =
+        std::clamp<std::size_t>(std::bit_floor(std::max<std::size_t>(cols / tuning.row_min_terms, 1)), 1, local);
     out.groups = ceil_div(rows, local / out.lanes);
-    out.parts = parts_for(device, out.groups, cols, out.lanes);
-    if (out.lanes == 1 && out.groups > target_groups(device)) {
+    out.parts = parts_for(device, out.groups, cols, out.lanes, tuning.row_groups);
+    if (out.lanes == 1 && out.groups > target_groups(device, tuning.row_groups)) {
       // Short rows, many of them: each item takes a batch of rows a grid apart (neighbouring
       // items read neighbouring rows) and reads them together, its loads in flight at once.
       out.rows_per_item = row_batch;
@@ -121,7 +168,7 @@ reduction_layout row_reduction_layout(const runtime::device_info& device, std::s
 }
 
 reduction_layout col_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t rows,
-                                      std::size_t cols) {
+                                      std::size_t cols, const reduction_tuning& tuning) {
   reduction_layout out;
   out.local = local;
   out.lanes = std::min(local, std::bit_ceil(std::max<std::size_t>(cols, 1)));
@@ -131,7 +178,7 @@ reduction_layout col_reduction_layout(const runtime::device_info& device, std::s
   // Many short columns on a GPU: a group per block of columns would pay its set-up and a
   // barrier for a few terms; items that add several columns each, a grid apart, keep their
   // loads in flight together instead.
-  const bool gpu_blocks = !is_cpu(device) && out.lanes == local && out.groups > target_groups(device);
+  const bool gpu_blocks = !is_cpu(device) && out.lanes == local && out.groups > target_groups(device, tuning.col_groups);
   if (cpu_blocks || gpu_blocks) {
     out.columns_per_item = cpu_blocks ? cpu_columns_per_item : gpu_columns_per_item;
     out.lanes = 1;
@@ -143,16 +190,22 @@ reduction_layout col_reduction_layout(const runtime::device_info& device, std::s
     // neighbouring items read neighbouring columns.
     out.first_col_step = cpu_blocks ? out.columns_per_item : 1;
     out.col_step = cpu_blocks ? 1 : out.groups * out.local;
-    out.parts = parts_for(device, out.groups, rows, 1);
+    out.parts = parts_for(device, out.groups, rows, 1, tuning.col_groups);
     out.part_length = ceil_div(rows, out.parts);
     out.chunk = out.span = out.part_length;
     out.step = 1;
   } else {
+    if (!is_cpu(device)) {
+      // At most col_width columns per group; the group's other items share their rows.
+      out.lanes = std::min(out.lanes, std::max<std::size_t>(tuning.col_width, 1));
+      out.groups = ceil_div(cols, out.lanes);
+      out.col_blocks = out.groups;
+    }
     const std::size_t row_lanes = local / out.lanes;
-    out.parts = parts_for(device, out.groups, rows, row_lanes);
+    out.parts = parts_for(device, out.groups, rows, row_lanes, tuning.col_groups);
     out.part_length = ceil_div(rows, out.parts);
     share_terms(out, device, row_lanes, out.part_length);
-    if (!is_cpu(device)) out.groups = std::min(out.groups, target_groups(device));
+    if (!is_cpu(device)) out.groups = std::min(out.groups, target_groups(device, tuning.col_groups));
   }
   if (out.parts > 1) out.final_lanes = final_lanes_for(out.parts, local);
   return out;

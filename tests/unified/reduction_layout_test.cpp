@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include <tessera/runtime/error.hpp>
 #include <tessera/unified/reduction_layout.hpp>
 
 namespace {
@@ -43,12 +45,21 @@ TEST(reduction_layout, full_reductions_take_every_term_once) {
       }
 }
 
+// The defaults (what the properties below are about, whatever TESSERA_REDUCTION_TUNING says
+// for this process) and other tunings it may set.
+const reduction_tuning defaults{};
+const std::vector<reduction_tuning> tunings = {
+    defaults,
+    parse_reduction_tuning("row_groups=4,col_groups=4,row_unroll=8,col_unroll=8,row_min_terms=32,col_width=32"),
+    parse_reduction_tuning("row_groups=16,col_groups=16,row_min_terms=16,col_width=64")};
+
 TEST(reduction_layout, row_and_column_parts_take_every_term_once) {
+  for (const auto& tuning : tunings)
   for (const auto& d : devices)
     for (std::size_t local : {64u, 256u})
       for (auto [rows, cols] : std::vector<std::pair<std::size_t, std::size_t>>{
-               {1, 1}, {3, 100003}, {1000, 7}, {100003, 1}, {5, 0}, {0, 5}, {17, 300}}) {
-        const auto row = row_reduction_layout(d, local, rows, cols);
+               {1, 1}, {3, 100003}, {1000, 7}, {100003, 1}, {5, 0}, {0, 5}, {17, 300}, {300, 4099}}) {
+        const auto row = row_reduction_layout(d, local, rows, cols, tuning);
         ASSERT_GE(row.parts, 1u);
         ASSERT_GE(row.part_length * row.parts, cols);
         for (std::size_t part = 0; part < row.parts; ++part) {
@@ -56,8 +67,11 @@ TEST(reduction_layout, row_and_column_parts_take_every_term_once) {
           const std::size_t length = std::min(cols, begin + row.part_length) - begin;
           EXPECT_EQ(coverage(row, row.lanes, length), std::vector<int>(length, 1)) << rows << " x " << cols;
         }
-        const auto col = col_reduction_layout(d, local, rows, cols);
+        const auto col = col_reduction_layout(d, local, rows, cols, tuning);
         ASSERT_GE(col.parts, 1u);
+        // Every column in one block of `lanes` (columns_per_item per item in column blocks).
+        const std::size_t per_block = col.columns_per_item > 1 ? col.local * col.columns_per_item : col.lanes;
+        EXPECT_GE(col.col_blocks * per_block, cols) << rows << " x " << cols;
         ASSERT_GE(col.part_length * col.parts, rows);
         for (std::size_t part = 0; part < col.parts; ++part) {
           const std::size_t begin = std::min(rows, part * col.part_length);
@@ -79,10 +93,43 @@ const rt::device_info pocl = device(rt::device_type::cpu, 2);
 /// Work-groups of stage 1.
 std::size_t stage_one_groups(const reduction_layout& layout) { return layout.groups * layout.parts; }
 
+TEST(reduction_layout, a_tuning_parses_every_key_and_names_a_bad_one) {
+  EXPECT_EQ(parse_reduction_tuning(""), reduction_tuning{});
+  const auto t = parse_reduction_tuning("row_groups=4,col_groups=16,row_unroll=8,col_unroll=2,row_min_terms=32,col_width=32");
+  EXPECT_EQ(t.row_groups, 4u);
+  EXPECT_EQ(t.col_groups, 16u);
+  EXPECT_EQ(t.row_unroll, 8u);
+  EXPECT_EQ(t.col_unroll, 2u);
+  EXPECT_EQ(t.row_min_terms, 32u);
+  EXPECT_EQ(t.col_width, 32u);
+  for (const char* bad : {"rows=4", "row_groups", "row_groups=0", "row_groups=x", "col_width=48", "row_unroll=32"}) {
+    try {
+      parse_reduction_tuning(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const tessera::runtime::argument_error& e) {
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(reduction_layout, a_tuning_sets_the_gpu_groups_and_columns_per_group) {
+  const auto narrow = parse_reduction_tuning("col_width=32,col_groups=4,row_groups=4,row_min_terms=32");
+  const auto col = col_reduction_layout(h200, 256, 8192, 8192, narrow);
+  EXPECT_EQ(col.lanes, 32u);
+  EXPECT_LE(stage_one_groups(col), 4u * 132);
+  const auto row = row_reduction_layout(h200, 256, 65536, 1024, narrow);
+  EXPECT_EQ(row.lanes, 32u);  // 1024 / 32 terms per lane
+  const auto one_row = row_reduction_layout(h200, 256, 1, std::size_t{1} << 26, narrow);
+  EXPECT_EQ(stage_one_groups(one_row), 4u * 132);
+  // A CPU device ignores it.
+  EXPECT_EQ(col_reduction_layout(pocl, 256, 8192, 8192, narrow).columns_per_item,
+            col_reduction_layout(pocl, 256, 8192, 8192, defaults).columns_per_item);
+}
+
 TEST(reduction_layout, a_gpu_gets_several_groups_per_compute_unit_for_every_shape) {
   for (auto [rows, cols] : bandwidth_shapes) {
-    const auto row = row_reduction_layout(h200, 256, rows, cols);
-    const auto col = col_reduction_layout(h200, 256, rows, cols);
+    const auto row = row_reduction_layout(h200, 256, rows, cols, defaults);
+    const auto col = col_reduction_layout(h200, 256, rows, cols, defaults);
     EXPECT_GE(stage_one_groups(row), 4u * 132) << "row reduction " << rows << " x " << cols;
     EXPECT_GE(stage_one_groups(col), 4u * 132) << "column reduction " << rows << " x " << cols;
     // Split outputs fit one wave of resident groups (8 per unit): a second wave would be mostly empty.
@@ -97,19 +144,19 @@ TEST(reduction_layout, a_gpu_gets_several_groups_per_compute_unit_for_every_shap
 }
 
 TEST(reduction_layout, few_outputs_with_many_parts_get_a_wide_finishing_pass_on_a_gpu) {
-  const auto one_row = row_reduction_layout(h200, 256, 1, std::size_t{1} << 26);
+  const auto one_row = row_reduction_layout(h200, 256, 1, std::size_t{1} << 26, defaults);
   EXPECT_GE(one_row.parts, 4u * 132);
   EXPECT_GE(one_row.final_lanes * 8, one_row.parts);  // at most about eight partials per item
-  const auto one_col = col_reduction_layout(h200, 256, std::size_t{1} << 26, 1);
+  const auto one_col = col_reduction_layout(h200, 256, std::size_t{1} << 26, 1, defaults);
   EXPECT_GE(one_col.parts, 4u * 132);
   EXPECT_GE(one_col.final_lanes * 8, one_col.parts);
-  const auto tall = col_reduction_layout(h200, 256, 65536, 256);
+  const auto tall = col_reduction_layout(h200, 256, 65536, 256, defaults);
   EXPECT_GE(tall.final_lanes * 8, tall.parts);
 }
 
 TEST(reduction_layout, gpu_reads_are_coalesced) {
   for (auto [rows, cols] : bandwidth_shapes) {
-    const auto row = row_reduction_layout(h200, 256, rows, cols);
+    const auto row = row_reduction_layout(h200, 256, rows, cols, defaults);
     // A row's lanes read neighbouring columns: at least a warp of them on rows of 256 or more.
     EXPECT_EQ(row.chunk, 1u);
     EXPECT_EQ(row.step, row.lanes);
@@ -118,7 +165,7 @@ TEST(reduction_layout, gpu_reads_are_coalesced) {
     }
     // A column reduction's neighbouring items take neighbouring columns (all of them when
     // there are fewer than a warp, then neighbouring rows).
-    const auto col = col_reduction_layout(h200, 256, rows, cols);
+    const auto col = col_reduction_layout(h200, 256, rows, cols, defaults);
     if (col.columns_per_item == 1) {
       EXPECT_GE(col.lanes, std::min<std::size_t>(cols, 32)) << rows << " x " << cols;
       EXPECT_EQ(col.chunk, 1u);
@@ -132,11 +179,11 @@ TEST(reduction_layout, gpu_reads_are_coalesced) {
 
 TEST(reduction_layout, a_cpu_device_gets_contiguous_blocks_and_fills_its_cores) {
   for (auto [rows, cols] : bandwidth_shapes) {
-    const auto row = row_reduction_layout(pocl, 256, rows, cols);
+    const auto row = row_reduction_layout(pocl, 256, rows, cols, defaults);
     EXPECT_EQ(row.lanes, 1u);
     EXPECT_EQ(row.step, 1u);
     EXPECT_GE(stage_one_groups(row), 4u * 2) << rows << " x " << cols;
-    const auto col = col_reduction_layout(pocl, 256, rows, cols);
+    const auto col = col_reduction_layout(pocl, 256, rows, cols, defaults);
     EXPECT_EQ(col.step, 1u);
     EXPECT_EQ(col.columns_per_item > 1, cols >= 64) << rows << " x " << cols;
     EXPECT_GE(stage_one_groups(col), 4u * 2) << rows << " x " << cols;
@@ -145,10 +192,10 @@ TEST(reduction_layout, a_cpu_device_gets_contiguous_blocks_and_fills_its_cores) 
 
 TEST(reduction_layout, outputs_with_one_part_need_no_finishing_pass) {
   // Many outputs fill the device alone: stage 1 writes the results (a copy's traffic).
-  EXPECT_EQ(row_reduction_layout(h200, 256, std::size_t{1} << 24, 1).parts, 1u);
-  EXPECT_EQ(col_reduction_layout(h200, 256, 1, std::size_t{1} << 24).parts, 1u);
-  EXPECT_EQ(row_reduction_layout(pocl, 256, std::size_t{1} << 24, 1).parts, 1u);
-  EXPECT_EQ(col_reduction_layout(pocl, 256, 1, std::size_t{1} << 24).parts, 1u);
+  EXPECT_EQ(row_reduction_layout(h200, 256, std::size_t{1} << 24, 1, defaults).parts, 1u);
+  EXPECT_EQ(col_reduction_layout(h200, 256, 1, std::size_t{1} << 24, defaults).parts, 1u);
+  EXPECT_EQ(row_reduction_layout(pocl, 256, std::size_t{1} << 24, 1, defaults).parts, 1u);
+  EXPECT_EQ(col_reduction_layout(pocl, 256, 1, std::size_t{1} << 24, defaults).parts, 1u);
 }
 
 TEST(reduction_layout, an_override_changes_the_layout_device_on_this_thread_only_while_alive) {
@@ -166,7 +213,7 @@ TEST(reduction_layout, column_blocks_take_every_column_once) {
   for (const auto& d : {h200, pocl})
     for (auto [rows, cols] : std::vector<std::pair<std::size_t, std::size_t>>{
              {3, 300007}, {1, std::size_t{1} << 24}, {4096, 4096}, {7, 100}}) {
-      const auto layout = col_reduction_layout(d, 256, rows, cols);
+      const auto layout = col_reduction_layout(d, 256, rows, cols, defaults);
       if (layout.columns_per_item == 1) continue;
       std::vector<int> taken(cols, 0);
       for (std::size_t item = 0; item < layout.groups * layout.local; ++item)

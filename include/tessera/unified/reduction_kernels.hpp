@@ -3,6 +3,8 @@
 // partial result) for 1-D/2-D, row and column reductions, and the final passes that combine
 // partials and apply finalize. The user's fn, op and finalize are traced into them like any
 // kernel lambda; reduction.hpp launches them.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -61,33 +63,50 @@ inline std::tuple<std::int64_t, std::int64_t, std::int64_t> item_loop(const redu
           static_cast<std::int64_t>(layout.step)};
 }
 
-/// Adds term(x) to acc for x = first, first + step, ... below last. Four accumulators take every
-/// fourth term, so that a GPU work-item has four loads in flight and a CPU core four independent
-/// chains of op; they are combined in a fixed order at the end, so the result depends on the
-/// sizes alone. After each term, advance() may emit statements (the 2-D reduction moves its row
-/// and column along). Terms always enter op on the right, as in a sequential loop.
+/// Accumulators per work-item of the kernels without a tuning of their own.
+inline constexpr std::size_t default_unroll = 4;
+
+/// Adds term(x) to acc for x = first, first + step, ... below last. `unroll` accumulators take
+/// every unroll-th term, so that a GPU work-item has that many loads in flight and a CPU core as
+/// many independent chains of op: each round reads all its terms first, then adds them (the
+/// loads do not wait for each other). The accumulators are combined in a fixed order at the end,
+/// so the result depends on the sizes alone. After each term, advance() may emit statements
+/// (the 2-D reduction moves its row and column along). Terms always enter op on the right, as in
+/// a sequential loop.
 template <typename Op, kernel_value V, typename Term, typename Advance>
 void accumulate_range(const std::shared_ptr<kernel_trace>& t, traced_var<V>& acc, const std::string& identity,
                       const std::string& first, const std::string& last, const std::string& step, Term&& term,
-                      Advance&& advance) {
+                      Advance&& advance, std::size_t unroll = default_unroll) {
   const std::string type(t->type_name<V>());
-  traced_var<V> acc1(t, t->variable(type, identity, "acc"), t->scope());
-  traced_var<V> acc2(t, t->variable(type, identity, "acc"), t->scope());
-  traced_var<V> acc3(t, t->variable(type, identity, "acc"), t->scope());
-  traced_var<V>* accs[] = {&acc, &acc1, &acc2, &acc3};
+  unroll = std::max<std::size_t>(unroll, 1);
+  std::vector<traced_var<V>> others;
+  others.reserve(unroll - 1);  // a copied traced_var would be a new variable
+  std::vector<traced_var<V>*> accs{&acc};
+  for (std::size_t k = 1; k < unroll; ++k) {
+    others.emplace_back(t, t->variable(type, identity, "acc"), t->scope());
+    accs.push_back(&others.back());
+  }
   const std::string x = t->variable("long", first, "x");
-  t->open_block("for (; " + x + " + 3 * " + step + " < " + last + "; " + x + " += 4 * " + step + ")");
-  for (int k = 0; k < 4; ++k) {
-    const std::string xk = k == 0 ? x : t->constant("long", x + " + " + std::to_string(k) + " * " + step, "x");
-    accumulate<Op>(*accs[k], term(xk));
-    advance();
+  const std::string rounds = std::to_string(unroll - 1);
+  t->open_block("for (; " + x + " + " + rounds + " * " + step + " < " + last + "; " + x + " += " +
+                std::to_string(unroll) + " * " + step + ")");
+  {
+    using term_value = decltype(value(term(x)));
+    std::vector<term_value> terms;
+    terms.reserve(unroll);
+    for (std::size_t k = 0; k < unroll; ++k) {
+      const std::string xk = k == 0 ? x : t->constant("long", x + " + " + std::to_string(k) + " * " + step, "x");
+      terms.push_back(value(term(xk)));
+      advance();
+    }
+    for (std::size_t k = 0; k < unroll; ++k) accumulate<Op>(*accs[k], std::move(terms[k]));
   }
   t->close_block();
   t->open_block("for (; " + x + " < " + last + "; " + x + " += " + step + ")");
   accumulate<Op>(acc, term(x));
   advance();
   t->close_block();
-  for (int k = 1; k < 4; ++k) {
+  for (std::size_t k = 1; k < unroll; ++k) {
     traced<V> current(acc.trace(), acc.checked_text(), acc.scope());
     traced<V> other(t, accs[k]->checked_text(), accs[k]->scope());
     acc = Op{}(current, other);
@@ -95,8 +114,9 @@ void accumulate_range(const std::shared_ptr<kernel_trace>& t, traced_var<V>& acc
 }
 template <typename Op, kernel_value V, typename Term>
 void accumulate_range(const std::shared_ptr<kernel_trace>& t, traced_var<V>& acc, const std::string& identity,
-                      const std::string& first, const std::string& last, const std::string& step, Term&& term) {
-  accumulate_range<Op>(t, acc, identity, first, last, step, std::forward<Term>(term), [] {});
+                      const std::string& first, const std::string& last, const std::string& step, Term&& term,
+                      std::size_t unroll = default_unroll) {
+  accumulate_range<Op>(t, acc, identity, first, last, step, std::forward<Term>(term), [] {}, unroll);
 }
 
 /// fn(row, col, args...) with row and col given as OpenCL C expressions.
@@ -302,8 +322,10 @@ void trace_row_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
   const std::string end = t->constant("long", "min(" + cols + ", " + begin + " + " + part_length + ")", "end");
   const auto [first, last] = item_range(t, items, begin, lane, end);
-  accumulate_range<Op>(t, acc, identity, first, last, items.step,
-                       [&](const std::string& col) -> decltype(auto) { return term_at<Fn>(t, arguments, row, col); });
+  accumulate_range<Op>(
+      t, acc, identity, first, last, items.step,
+      [&](const std::string& col) -> decltype(auto) { return term_at<Fn>(t, arguments, row, col); }, [] {},
+      gpu_reduction_tuning().row_unroll);
   t->close_block();
   reduce_in_work_group<Op>(t, acc, scratch, lid, lanes, lane, "1");
   t->open_block("if (" + lane + " == 0 && " + row + " < " + rows + ")");
@@ -457,8 +479,10 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
   const std::string end = t->constant("long", "min(" + rows + ", " + begin + " + " + part_length + ")", "end");
   const auto [first, last] = item_range(t, items, begin, row_lane, end);
-  accumulate_range<Op>(t, acc, identity, first, last, items.step,
-                       [&](const std::string& row) -> decltype(auto) { return term_at<Fn>(t, arguments, row, col); });
+  accumulate_range<Op>(
+      t, acc, identity, first, last, items.step,
+      [&](const std::string& row) -> decltype(auto) { return term_at<Fn>(t, arguments, row, col); }, [] {},
+      gpu_reduction_tuning().col_unroll);
   t->close_block();
   reduce_in_work_group<Op>(t, acc, scratch, lid, row_lanes, row_lane, lanes);
   t->open_block("if (" + row_lane + " == 0 && " + col + " < " + cols + ")");

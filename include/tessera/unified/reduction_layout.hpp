@@ -18,6 +18,7 @@
 // When every output has one part, stage 1 writes the finished results itself, and one term
 // per output (N x 1 rows, 1 x N columns) is a map: such reductions cost what a copy costs.
 #include <cstddef>
+#include <string_view>
 
 #include <tessera/runtime/device.hpp>
 
@@ -68,14 +69,36 @@ struct reduction_layout {
   std::size_t final_lanes = 1;
 };
 
+/// How a GPU's row and column reductions (the kernels with a tree per group) are split and
+/// unrolled. The defaults are the H200's best (benchmark/RESULTS.md, "Unified reductions");
+/// TESSERA_REDUCTION_TUNING="key=value,..." (the keys below) overrides them for a process, so
+/// that one benchmark run can compare splits on a device.
+struct reduction_tuning {
+  std::size_t row_groups = 8;     // row reductions: work-groups per compute unit to aim for
+  std::size_t col_groups = 8;     // column reductions: the same
+  std::size_t row_unroll = 4;     // independent accumulators per work-item, row reductions
+  std::size_t col_unroll = 4;     // the same, column reductions
+  std::size_t row_min_terms = 8;  // row reductions: terms per lane at least (fewer lanes per short row)
+  std::size_t col_width = 256;    // column reductions: columns per work-group at most (the rest of
+                                  // the group shares their rows)
+  bool operator==(const reduction_tuning&) const = default;
+};
+
+/// Parses "key=value,..." over the defaults; an unknown key or a bad value throws
+/// argument_error naming it.
+reduction_tuning parse_reduction_tuning(std::string_view text);
+
+/// The tuning of this process: the defaults, or TESSERA_REDUCTION_TUNING's (read once).
+const reduction_tuning& gpu_reduction_tuning();
+
 /// 1-D and 2-D reductions of n terms: `groups` partial results, each a group's grid-stride sum.
 reduction_layout full_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t n);
 /// One result per row, reducing over columns.
 reduction_layout row_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t rows,
-                                      std::size_t cols);
+                                      std::size_t cols, const reduction_tuning& tuning = gpu_reduction_tuning());
 /// One result per column, reducing over rows.
 reduction_layout col_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t rows,
-                                      std::size_t cols);
+                                      std::size_t cols, const reduction_tuning& tuning = gpu_reduction_tuning());
 
 /// A reduction whose outputs each have one term (N x 1 rows, 1 x N columns), a map: item i
 /// takes outputs i * first_row_step + k * row_step for k < rows_per_item (one per item on a
@@ -85,6 +108,8 @@ reduction_layout single_term_layout(const runtime::device_info& device, std::siz
 /// The work-groups a device needs to be busy: several per compute unit on a GPU (they hide
 /// memory latency), a few per core on a CPU device (load balance).
 std::size_t target_groups(const runtime::device_info& device);
+/// The same, with groups_per_unit groups per compute unit on a GPU.
+std::size_t target_groups(const runtime::device_info& device, std::size_t groups_per_unit);
 
 /// The device a reduction on `actual` splits its work for: `actual`, unless this thread holds
 /// a layout_device_override. Every layout gives correct results on any device (only speed

@@ -30,6 +30,7 @@
 #include <tessera/unified/executor.hpp>
 #include <tessera/unified/kernel_cache.hpp>
 #include <tessera/unified/launch_checks.hpp>
+#include <tessera/unified/launch_recorder.hpp>
 #include <tessera/unified/math.hpp>
 #include <tessera/unified/stopping_status.hpp>
 
@@ -69,7 +70,7 @@ decltype(auto) dispatch(const std::shared_ptr<Exec>& exec, const char* operation
 template <typename... Values>
 void enqueue(const runtime::kernel& k, const opencl_executor& exec, const runtime::launch_range& range,
              const std::tuple<Values...>& values) {
-  std::apply([&](const auto&... v) { k.launch(exec.ctx(), range, v...); }, values);
+  std::apply([&](const auto&... v) { record_launch(k.launch(exec.ctx(), range, v...)); }, values);
 }
 
 // Kinds of traced kernels: part of each cache key.
