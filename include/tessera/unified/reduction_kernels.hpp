@@ -65,6 +65,8 @@ inline std::tuple<std::int64_t, std::int64_t, std::int64_t> item_loop(const redu
 
 /// Accumulators per work-item of the kernels without a tuning of their own.
 inline constexpr std::size_t default_unroll = 4;
+/// Accumulators along a row that one work-item reduces alone (a CPU device's row reductions).
+inline constexpr std::size_t cpu_row_unroll = 8;
 
 /// Adds term(x) to acc for x = first, first + step, ... below last. `unroll` accumulators take
 /// every unroll-th term, so that a GPU work-item has that many loads in flight and a CPU core as
@@ -358,11 +360,14 @@ void trace_row_blocks(const std::shared_ptr<kernel_trace>& t) {
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
   const std::string end = t->constant("long", "min(" + cols + ", " + begin + " + " + part_length + ")", "end");
   const std::string first_row = t->constant("long", "(long)get_global_id(0) * " + first_row_step, "first_row");
-  // Batches of row_batch rows, read together (one accumulator per row, the rows' loads in
-  // flight at once); rows past the last read the last row and store nothing.
+  // On a GPU (rows a grid apart, row_step > 1), batches of row_batch rows, read together (one
+  // accumulator per row, the rows' loads in flight at once); rows past the last read the last
+  // row and store nothing. A CPU device reads its rows one by one: a batch would walk eight
+  // rows at once, eight streams where one is faster (PoCL: half the speed at 65536 x 256).
   const std::string k = t->variable("long", "0", "k");
   const std::string batch = std::to_string(row_batch);
-  t->open_block("for (; " + k + " + " + batch + " - 1 < " + rows_per_item + "; " + k + " += " + batch + ")");
+  t->open_block("for (; " + row_step + " > 1 && " + k + " + " + batch + " - 1 < " + rows_per_item + "; " + k +
+                " += " + batch + ")");
   {
     std::vector<std::string> row, read_row;
     std::vector<traced_var<V>> acc;
@@ -385,13 +390,16 @@ void trace_row_blocks(const std::shared_ptr<kernel_trace>& t) {
     }
   }
   t->close_block();
-  // The rest one by one, with four accumulators along the row.
+  // The rest one by one, with cpu_row_unroll accumulators along the row (neighbouring terms: a
+  // CPU compiler may load them as one vector).
   t->open_block("for (; " + k + " < " + rows_per_item + "; ++" + k + ")");
   const std::string row = t->constant("long", first_row + " + " + k + " * " + row_step, "row");
   t->statement("if (" + row + " >= " + rows + ") break");
   traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
-  accumulate_range<Op>(t, acc, identity, begin, end, "1",
-                       [&](const std::string& col) -> decltype(auto) { return term_at<Fn>(t, arguments, row, col); });
+  accumulate_range<Op>(
+      t, acc, identity, begin, end, "1",
+      [&](const std::string& col) -> decltype(auto) { return term_at<Fn>(t, arguments, row, col); }, [] {},
+      cpu_row_unroll);
   store_output<Finalize, V>(t, acc.checked_text(), finish, result + "[" + row + " * " + result_stride + "]",
                             partials + "[" + row + " * " + parts + " + " + part + "]");
   t->close_block();
