@@ -28,7 +28,7 @@ const runtime::device_info* planned_as = nullptr;
 const runtime::device_info& planning_device(const runtime::device_info& device) {
   return planned_as != nullptr ? *planned_as : device;
 }
-void plan_reductions_as(const runtime::device_info* device) { planned_as = device; }
+void plan_launches_as(const runtime::device_info* device) { planned_as = device; }
 
 reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, index_t outputs, index_t length,
                               std::size_t work_group) {
@@ -96,6 +96,38 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
   } else {
     plan.groups0 = parts;
     // Result groups over the second and third dimensions, balanced so that few are empty.
+    plan.groups2 = ceil_div(result_groups, max_groups);
+    plan.groups1 = ceil_div(result_groups, plan.groups2);
+  }
+  return plan;
+}
+
+}  // namespace tessera::kernel_generator
+
+namespace tessera::kernel_generator {
+
+fused_levels_plan plan_fused_levels(bool rowwise, index_t rows, index_t cols, std::size_t work_group) {
+  const auto r = static_cast<std::size_t>(std::max<index_t>(rows, 1));
+  const auto c = static_cast<std::size_t>(std::max<index_t>(cols, 1));
+  work_group = std::bit_floor(std::max<std::size_t>(work_group, 1));
+  fused_levels_plan plan;
+  if (rowwise) {
+    // 32 rows make a 128-byte read per column; lanes share each row, at least 4 terms each;
+    // short rows leave room for more rows.
+    std::size_t per_group = std::min({work_group, pow2_at_least(r), std::size_t{32}});
+    const std::size_t lanes = std::min(work_group / per_group, pow2_at_least(ceil_div(c, 4)));
+    per_group = std::min(work_group / lanes, pow2_at_least(r));
+    plan.local0 = per_group;
+    plan.local1 = lanes;
+    plan.groups0 = ceil_div(r, per_group);
+  } else {
+    // A warp's 32 lanes down the column (coalesced) where it is that long.
+    const std::size_t lanes =
+        std::min({work_group, pow2_at_least(r), std::max<std::size_t>(32, pow2_at_least(ceil_div(r, 4)))});
+    const std::size_t per_group = std::min(work_group / lanes, pow2_at_least(c));
+    plan.local0 = lanes;
+    plan.local1 = per_group;
+    const std::size_t result_groups = ceil_div(c, per_group);
     plan.groups2 = ceil_div(result_groups, max_groups);
     plan.groups1 = ceil_div(result_groups, plan.groups2);
   }

@@ -41,6 +41,11 @@ TEST(KernelGeneratorGolden, SixOperations) {
   expect_golden("six_operations_float", kernel_source(elt_multiply(a + b, c - d) * 0.5f + exp(a)));
 }
 
+TEST(KernelGeneratorGolden, ElementwiseSplitAlongColumns) {  // past the split threshold: 4 columns per item
+  const matrix<float> a(300, 300), b(300, 300), c(300, 300);
+  expect_golden("elementwise_split_columns_float", kernel_source(elt_multiply(c, a + b)));
+}
+
 TEST(KernelGeneratorGolden, TransposeAndSelectOfATriangularMatrixInDouble) {
   if (device_lacks_precision<double>()) GTEST_SKIP() << "the device has no fp64";
   const matrix<double> a(4, 4, matrix_view::lower), b(4, 4);  // a's loads test its view
@@ -58,6 +63,14 @@ TEST(KernelGeneratorGolden, SoftmaxAlongRows) {
   const matrix<float> a(4, 64);  // rows long enough for the reduction skeleton
   const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
   expect_golden("softmax_float", kernel_source(elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)))));
+}
+
+TEST(KernelGeneratorGolden, SoftmaxAlongRowsAsOneKernelOnAGpu) {  // the fused levels
+  const planned_as gpu(gpu_like(1));
+  const matrix<float> a(64, 64);
+  const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+  expect_golden("softmax_fused_levels_float",
+                kernel_source(elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)))));
 }
 
 TEST(KernelGeneratorGolden, RowNormsAndMaximaShareOnePass) {

@@ -3,6 +3,7 @@
 // checked at, and comparison of a device result with the host evaluation of the same
 // expression.
 #include <tessera/kernel_generator/kernel_generator.hpp>
+#include <tessera/kernel_generator/reduction_plan.hpp>
 
 #include <gtest/gtest.h>
 
@@ -78,6 +79,36 @@ template <typename T>
 bool device_lacks_precision() {
   return std::is_same_v<T, double> && !runtime::context::get().device().has_fp64;
 }
+
+}  // namespace tessera::testing
+
+namespace tessera::testing {
+
+/// A device described by hand: only its type and compute units matter to a launch plan.
+inline runtime::device_info device_like(runtime::device_type type, std::uint32_t units) {
+  runtime::device_info d;
+  d.type = type;
+  d.compute_units = units;
+  d.name = std::string(runtime::to_string(type)) + " of " + std::to_string(units) + " compute units";
+  return d;
+}
+inline runtime::device_info gpu_like(std::uint32_t units) { return device_like(runtime::device_type::gpu, units); }
+inline runtime::device_info cpu_like(std::uint32_t cores) { return device_like(runtime::device_type::cpu, cores); }
+
+/// Plans launches (reductions, elementwise splits) as for `device` while it lives: a GPU's
+/// layout runs on PoCL too.
+class planned_as {
+ public:
+  explicit planned_as(const runtime::device_info& device) : device_(device) {
+    kernel_generator::plan_launches_as(&device_);
+  }
+  ~planned_as() { kernel_generator::plan_launches_as(nullptr); }
+  planned_as(const planned_as&) = delete;
+  planned_as& operator=(const planned_as&) = delete;
+
+ private:
+  runtime::device_info device_;
+};
 
 }  // namespace tessera::testing
 

@@ -23,29 +23,6 @@ template <typename T>
 class KernelGeneratorReductionSkeleton : public ::testing::Test {};
 TYPED_TEST_SUITE(KernelGeneratorReductionSkeleton, value_types);
 
-/// A device described by hand: only its type and compute units matter to a plan.
-runtime::device_info device_like(runtime::device_type type, std::uint32_t units) {
-  runtime::device_info d;
-  d.type = type;
-  d.compute_units = units;
-  d.name = std::string(runtime::to_string(type)) + " of " + std::to_string(units) + " compute units";
-  return d;
-}
-runtime::device_info gpu_like(std::uint32_t units) { return device_like(runtime::device_type::gpu, units); }
-runtime::device_info cpu_like(std::uint32_t cores) { return device_like(runtime::device_type::cpu, cores); }
-
-/// Plans reductions as for `device` while it lives: the GPU's layout runs on PoCL too.
-class planned_as {
- public:
-  explicit planned_as(const runtime::device_info& device) : device_(device) { plan_reductions_as(&device_); }
-  ~planned_as() { plan_reductions_as(nullptr); }
-  planned_as(const planned_as&) = delete;
-  planned_as& operator=(const planned_as&) = delete;
-
- private:
-  runtime::device_info device_;
-};
-
 // The five shapes of issue 14 (8192x8192, 1024x65536, 65536x1024, 1x2^26, 2^26x1), scaled down
 // to odd sizes, and the empty ones.
 struct shape_case {
@@ -180,7 +157,9 @@ TEST(KernelGeneratorReductionSkeleton, ResultsOfOneShapeShareOnePass) {
 }
 
 TEST(KernelGeneratorReductionSkeleton, ANestedReductionIsComputedOnce) {
-  const planned_as gpu(gpu_like(1));  // one part per reduction: one kernel each
+  // A CPU's plan materializes each reduction (a GPU's fuses them: FusedLevels below); one part
+  // per reduction: one kernel each.
+  const planned_as cpu(cpu_like(1));
   const matrix<float> a = random_matrix<float>(257, 131, -3.0f, 3.0f);
   const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
   const auto softmax = elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)));
@@ -193,6 +172,138 @@ TEST(KernelGeneratorReductionSkeleton, ANestedReductionIsComputedOnce) {
   const auto log_sum_exp = colwise_broadcast(rowwise_max(a)) + log(rowwise_sum(shifted));
   d = log_sum_exp;
   EXPECT_TRUE(matches_host(d, host_evaluate<float>(log_sum_exp), 1e-5));
+}
+
+// ---- Fused levels: every reduction of an elementwise result along its rows (or columns) -------
+
+// Shapes of the issue's five, scaled to odd sizes; with one compute unit every one fuses.
+const std::vector<shape_case> level_shapes{{67, 67}, {13, 2053}, {2053, 13}, {1, 4099}, {4099, 1}, {33, 5}};
+
+// The expressions hold their nodes by reference: each is built where it is evaluated.
+template <typename T, typename E, typename H>
+void expect_fused_matches_host(const E& expression, const host_matrix<H>& expected, const char* what, double tol) {
+  SCOPED_TRACE(what);
+  matrix<T> d;
+  const std::size_t before = runtime::kernels_enqueued();
+  d = expression;
+  EXPECT_EQ(runtime::kernels_enqueued() - before, 1u) << "one kernel: the levels and the result";
+  EXPECT_TRUE(matches_host(d, expected, tol));
+}
+
+/// The host references, in double, level by level (host_evaluate would compute every nested
+/// reduction again for each element: cubic).
+enum class along { rows, cols };
+template <typename T, typename F>
+host_matrix<double> per_line(const matrix<T>& a, along direction, F f) {
+  const std::vector<T> v = a.to_host();
+  host_matrix<double> out{a.rows(), a.cols(), std::vector<double>(v.begin(), v.end())};
+  const index_t lines = direction == along::rows ? a.rows() : a.cols();
+  const index_t length = direction == along::rows ? a.cols() : a.rows();
+  for (index_t l = 0; l < lines; ++l) {
+    std::vector<double*> line;
+    for (index_t k = 0; k < length; ++k)
+      line.push_back(&out.values[static_cast<std::size_t>(direction == along::rows ? l + k * a.rows()
+                                                                                  : k + l * a.rows())]);
+    f(line);
+  }
+  return out;
+}
+void softmax_line(const std::vector<double*>& line) {
+  double max = -INFINITY, sum = 0;
+  for (const double* x : line) max = std::max(max, *x);
+  for (const double* x : line) sum += std::exp(*x - max);
+  for (double* x : line) *x = std::exp(*x - max) / sum;
+}
+void normalize_line(const std::vector<double*>& line) {
+  const double n = static_cast<double>(line.size());
+  double mean = 0, squares = 0;
+  for (const double* x : line) mean += *x / n;
+  for (const double* x : line) squares += (*x - mean) * (*x - mean);
+  for (double* x : line) *x = (*x - mean) / std::sqrt(squares / n + 1);
+}
+void subtract_min_line(const std::vector<double*>& line) {
+  double min = INFINITY;
+  for (const double* x : line) min = std::min(min, *x);
+  for (double* x : line) *x -= min;
+}
+
+TYPED_TEST(KernelGeneratorReductionSkeleton, FusedLevelsMatchTheHostAtEveryShape) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const planned_as gpu(gpu_like(1));
+  for (const shape_case s : level_shapes) {
+    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
+    const matrix<T> a = random_matrix<T>(s.rows, s.cols, T(-3), T(3));
+    const double tol = static_cast<double>(tolerance<T>(std::max<index_t>({s.rows, s.cols, 1})));
+    const auto along_rows = exp(a - colwise_broadcast(rowwise_max(a)));
+    expect_fused_matches_host<T>(elt_divide(along_rows, colwise_broadcast(rowwise_sum(along_rows))),
+                                 per_line(a, along::rows, softmax_line), "softmax along rows", tol);
+    const auto along_cols = exp(a - rowwise_broadcast(colwise_max(a)));
+    expect_fused_matches_host<T>(elt_divide(along_cols, rowwise_broadcast(colwise_sum(along_cols))),
+                                 per_line(a, along::cols, softmax_line), "softmax along columns", tol);
+    // Three levels: the mean, the variance (reading the mean), then the normalized rows.
+    const T n = static_cast<T>(std::max<index_t>(s.cols, 1));
+    const auto centered = a - colwise_broadcast(rowwise_sum(a) / n);
+    expect_fused_matches_host<T>(
+        elt_divide(centered, colwise_broadcast(sqrt(rowwise_sum(elt_multiply(centered, centered)) / n + 1))),
+        per_line(a, along::rows, normalize_line), "row normalization", 10 * tol);
+    expect_fused_matches_host<T>(a - rowwise_broadcast(colwise_min(a)), per_line(a, along::cols, subtract_min_line),
+                                 "column minimum subtracted", tol);
+  }
+}
+
+TEST(KernelGeneratorReductionSkeleton, FusedLevelsAreOneKernelInTheSource) {
+  const planned_as gpu(gpu_like(1));
+  const matrix<float> a = random_matrix<float>(67, 67);
+  const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+  const std::string source = kernel_source(elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted))));
+  std::size_t kernels = 0;
+  for (std::size_t at = source.find("kernel void"); at != std::string::npos; at = source.find("kernel void", at + 1))
+    ++kernels;
+  EXPECT_EQ(kernels, 1u) << source;
+}
+
+// Where the fused kernel does not apply, the materializing path still gives the right values:
+// reductions of both directions, one not over the whole row, too few rows to fill the device.
+TEST(KernelGeneratorReductionSkeleton, FusedLevelsOnlyWhereTheyApply) {
+  const matrix<float> a = random_matrix<float>(67, 67, -3.0f, 3.0f);
+  const double tol = static_cast<double>(tolerance<float>(67));
+  {
+    const planned_as gpu(gpu_like(1));
+    matrix<float> d;
+    const auto both = a - colwise_broadcast(rowwise_max(a)) - rowwise_broadcast(colwise_max(a));
+    std::size_t before = runtime::kernels_enqueued();
+    d = both;
+    EXPECT_GT(runtime::kernels_enqueued() - before, 1u);
+    EXPECT_TRUE(matches_host(d, host_evaluate<float>(both), tol));
+    const auto of_a_block = block(a, 0, 0, 67, 30) - colwise_broadcast(rowwise_sum(block(a, 0, 30, 67, 37)));
+    before = runtime::kernels_enqueued();
+    d = of_a_block;
+    EXPECT_GT(runtime::kernels_enqueued() - before, 1u);
+    EXPECT_TRUE(matches_host(d, host_evaluate<float>(of_a_block), tol));
+  }
+  const planned_as big_gpu(gpu_like(132));  // 3 groups of rows for 132 compute units
+  matrix<float> d;
+  const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+  const std::size_t before = runtime::kernels_enqueued();
+  d = shifted;
+  EXPECT_GT(runtime::kernels_enqueued() - before, 1u);
+  EXPECT_TRUE(matches_host(d, host_evaluate<float>(shifted), tol));
+}
+
+TEST(KernelGeneratorReductionSkeleton, FusedLevelsGiveTheSameBitsOnEveryRunAndMayReadTheirTarget) {
+  const planned_as gpu(gpu_like(1));
+  matrix<float> a = random_matrix<float>(97, 4111, -3.0f, 3.0f);
+  const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+  const auto softmax = elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)));
+  matrix<float> first, again;
+  first = softmax;
+  for (int run = 0; run < 20; ++run) {
+    again = softmax;
+    ASSERT_EQ(again.to_host(), first.to_host()) << run;
+  }
+  a = softmax;  // reads its own target's rows: through a temporary
+  EXPECT_EQ(a.to_host(), first.to_host());
 }
 
 TEST(KernelGeneratorReductionSkeleton, AReductionReadingItsOwnTargetGoesThroughATemporary) {
@@ -265,6 +376,29 @@ TEST(ReductionPlan, AGpuReadsCoalesced) {
   EXPECT_EQ(plan_reduction(h200, true, 8192, 8192, 256).local0, 32u);
   EXPECT_GE(plan_reduction(h200, false, 8192, 8192, 256).local0, 32u);
   EXPECT_EQ(plan_reduction(h200, true, 8192, 8192, 256).lane_step, 8);
+}
+
+TEST(ReductionPlan, FusedLevelsCoverEveryRowOrColumnAndReadCoalesced) {
+  for (const bool rowwise : {true, false})
+    for (const auto& [rows, cols] : std::vector<std::pair<index_t, index_t>>{
+             {8192, 8192}, {65536, 1024}, {1024, 65536}, {1, 1 << 26}, {1 << 26, 1}, {67, 5}, {1, 1}})
+      for (const std::size_t work_group : {std::size_t{1024}, std::size_t{256}, std::size_t{1}}) {
+        SCOPED_TRACE(::testing::Message() << (rowwise ? "rowwise " : "colwise ") << rows << "x" << cols << " in "
+                                          << work_group);
+        const fused_levels_plan p = plan_fused_levels(rowwise, rows, cols, work_group);
+        EXPECT_TRUE(std::has_single_bit(p.local0) && std::has_single_bit(p.local1));
+        EXPECT_LE(p.local0 * p.local1, work_group);
+        EXPECT_LE(p.groups1, 65535u);
+        EXPECT_LE(p.groups2, 65535u);
+        if (rowwise) {
+          EXPECT_GE(static_cast<index_t>(p.groups0 * p.local0), rows);
+        } else {
+          EXPECT_GE(static_cast<index_t>(p.groups1 * p.groups2 * p.local1), cols);
+        }
+        if (work_group >= 32 && rows >= 32) {
+          EXPECT_GE(p.local0, 32u) << "a 128-byte read per column";
+        }
+      }
 }
 
 }  // namespace

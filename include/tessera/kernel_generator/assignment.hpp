@@ -212,14 +212,20 @@ namespace detail {
 /// The OpenCL C of every kernel an elementwise or reduction assignment runs, in order: each
 /// reduction it materializes first (deepest first, a comment naming the step), then its own
 /// kernel (the reduction skeleton's two when it reads reductions in place).
+/// The elementwise kernel is the one the assignment would run at its current shape.
 template <typename... Targets, typename... Expressions>
 std::string assignment_source(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
                               const runtime::context& ctx) {
+  const shape result = result_shape(std::get<0>(targets), std::get<0>(expressions));
+  const elementwise_split split = choose_elementwise_split(planning_device(ctx.device()), result.rows, result.cols);
   if constexpr (!(std::remove_cvref_t<Expressions>::has_reductions || ...)) {
-    return generate_kernel_source(targets, expressions);
+    return generate_kernel_source(targets, expressions, split);
   } else {
     reduction_analysis analysis;
     analyze_reductions(expressions, analysis);
+    if (runs_fused_levels(analysis, result, planning_device(ctx.device())))
+      return "// one kernel: each reduction by the group owning its rows (columns), then the result\n" +
+             generate_fused_levels_source(targets, expressions, distinct_levels(analysis));
     materialized_reductions stand_ins;
     std::string source;
     for (const reduction_site* site : analysis.to_materialize) {
@@ -229,7 +235,7 @@ std::string assignment_source(const std::tuple<Targets...>& targets, const std::
       site->stand_in(ctx);
       stand_ins.add(site->release);
     }
-    if (analysis.roots.empty()) return source + generate_kernel_source(targets, expressions);
+    if (analysis.roots.empty()) return source + generate_kernel_source(targets, expressions, split);
     return source + "// the pass over the terms\n" +
            generate_reduction_source(targets, expressions, analysis.roots, false) +
            "\n// the finishing pass (when the terms are split into parts)\n" +

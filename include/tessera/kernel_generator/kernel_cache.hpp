@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <tessera/kernel_generator/argument_list.hpp>
+#include <tessera/kernel_generator/reduction_plan.hpp>
 #include <tessera/kernel_generator/skeletons.hpp>
 #include <tessera/runtime/context.hpp>
 #include <tessera/runtime/kernel.hpp>
@@ -56,22 +57,30 @@ std::shared_ptr<Value> counted_get(runtime::kernel_cache<std::vector<int>, Value
 
 /// The elementwise kernel of an assignment: found or generated, launched with its arguments.
 /// reductions: which of its reductions are materialized (reduction_skeleton.hpp), a part of the
-/// key since a materialized reduction is read instead of computed.
+/// key since a materialized reduction is read instead of computed; so is the split.
 template <typename Key, typename... Targets, typename... Expressions>
 cl::Event launch_elementwise_assignment(const std::tuple<Targets...>& targets,
                                         const std::tuple<Expressions...>& expressions, shape result,
                                         const runtime::context& ctx, const std::vector<int>& reductions = {}) {
+  const elementwise_split split = choose_elementwise_split(planning_device(ctx.device()), result.rows, result.cols);
   // The pattern is taken after the targets are prepared: preparing may change a view.
   matrix_recorder recorder;
   visit_kernel_parameters(recorder, targets, expressions, 0, 0);
   std::vector<int> pattern = recorder.aliasing_pattern();
   pattern.push_back(-1);
   pattern.insert(pattern.end(), reductions.begin(), reductions.end());
-  const auto kernel = counted_get(elementwise_kernels<Key>, ctx, pattern,
-                                  [&] { return build_kernel(ctx, generate_kernel_source(targets, expressions)); });
+  pattern.push_back(static_cast<int>(split));
+  const auto kernel = counted_get(elementwise_kernels<Key>, ctx, pattern, [&] {
+    return build_kernel(ctx, generate_kernel_source(targets, expressions, split));
+  });
+  const elementwise_launch launch =
+      plan_elementwise_launch(split, kernel->power_of_two_work_group(256), result.rows, result.cols);
   argument_list arguments;
   visit_kernel_parameters(arguments, targets, expressions, result.rows, result.cols);
-  return kernel->launch(ctx, elementwise_range(*kernel, result.rows, result.cols), arguments.arguments());
+  const auto given = arguments.arguments();
+  std::vector<runtime::kernel_argument> values(given.begin(), given.end());
+  if (split != elementwise_split::none) values.emplace_back(launch.item_step);
+  return kernel->launch(ctx, launch.range, values);
 }
 }  // namespace detail
 

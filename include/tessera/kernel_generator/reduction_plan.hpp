@@ -48,10 +48,26 @@ inline constexpr index_t short_reduction = 8;
 reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, index_t outputs, index_t length,
                               std::size_t work_group);
 
-/// The device assignments plan their reductions for: `device` itself, unless a test asked for
-/// another's plan (plan_reductions_as), so that a GPU's layout is checked on PoCL too.
+/// The launch of a fused-levels kernel (reduction_skeleton.hpp: an elementwise result whose
+/// reductions all run along its rows, or all along its columns, computed by the work-group that
+/// owns those rows): work-groups of local0 x local1 work-items, local0 along the contiguous rows.
+/// Rowwise: 32 rows per group (a 128-byte read per column), the rest lanes sharing each row, at
+/// least 4 terms each. Colwise: lanes down the column, at least 4 terms each, the rest more
+/// columns. Large groups: fewer at a time keep the rows they read again in the cache.
+struct fused_levels_plan {
+  std::size_t local0 = 1, local1 = 1;
+  /// Work-groups: rowwise (row groups, 1, 1); colwise (1, column groups over the second and
+  /// third dimensions).
+  std::size_t groups0 = 1, groups1 = 1, groups2 = 1;
+  std::size_t groups() const noexcept { return groups0 * groups1 * groups2; }
+};
+fused_levels_plan plan_fused_levels(bool rowwise, index_t rows, index_t cols, std::size_t work_group);
+
+/// The device assignments plan their reductions and elementwise splits (skeletons.hpp) for:
+/// `device` itself, unless a test asked for another's plan (plan_launches_as), so that a GPU's
+/// layouts are checked on PoCL too.
 const runtime::device_info& planning_device(const runtime::device_info& device);
-/// For tests: plan every reduction as for `device` (null: each context's own). Not thread-safe.
-void plan_reductions_as(const runtime::device_info* device);
+/// For tests: plan every launch as for `device` (null: each context's own). Not thread-safe.
+void plan_launches_as(const runtime::device_info* device);
 
 }  // namespace tessera::kernel_generator

@@ -11,7 +11,9 @@
 // Every root reduction of the assignment shares the one pass over the argument's elements
 // (they run along the same dimension and length); a reduction that is not a root (under a
 // broadcast, nested in another reduction) is materialized first, once per node, in dependency
-// order, and read as a matrix.
+// order, and read as a matrix; except where every reduction of an elementwise result runs along
+// its rows (or every one along its columns) on a GPU: then one fused-levels kernel computes them
+// all and the result, a work-group owning whole rows (softmax: one kernel instead of five).
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -365,6 +367,178 @@ cl::Event launch_reduction_assignment(const std::tuple<Targets...>& targets,
   return runtime::covering_event(ctx, first_event);
 }
 
+/// Whether the assignment runs as one fused-levels kernel: an elementwise result (no root) whose
+/// reductions all run along its rows (rowwise, one per row, over every column) or all along its
+/// columns, read where the result's row (column) is: softmax, log-sum-exp, normalizations. A
+/// work-group then owns whole rows (columns): it computes each reduction in dependency order,
+/// keeps the finished values in local memory and stores the result, reading its rows again
+/// while they are still in the cache instead of materializing each reduction by kernels of its
+/// own. On a GPU only: a CPU's work-item would walk the rows of column-major data with their
+/// stride (its reductions keep the materializing kernels and their contiguous runs).
+inline bool runs_fused_levels(const reduction_analysis& analysis, shape result, const runtime::device_info& device) {
+  if (device.type == runtime::device_type::cpu || !analysis.roots.empty() || analysis.to_materialize.empty())
+    return false;
+  if (std::any_of(analysis.pattern.begin(), analysis.pattern.end(), [](int kind) { return kind != 0; })) return false;
+  const bool rowwise = analysis.to_materialize.front()->rowwise;
+  const bool one_direction =
+      std::all_of(analysis.to_materialize.begin(), analysis.to_materialize.end(), [&](const reduction_site* s) {
+        return s->rowwise == rowwise && s->outputs == (rowwise ? result.rows : result.cols) &&
+               s->length == (rowwise ? result.cols : result.rows) && !s->materialized();
+      });
+  // Few rows (columns) would leave compute units idle: materializing splits long reductions
+  // into parts.
+  return one_direction &&
+         plan_fused_levels(rowwise, result.rows, result.cols, 1024).groups() >= std::max(device.compute_units, 1u);
+}
+
+/// The reductions of a fused-levels kernel: each node of analysis.to_materialize once, deepest
+/// first (a node reached on several paths first where it is deepest).
+inline std::vector<const reduction_site*> distinct_levels(const reduction_analysis& analysis) {
+  std::vector<const reduction_site*> levels;
+  for (const reduction_site* site : analysis.to_materialize)
+    if (std::none_of(levels.begin(), levels.end(), [&](const reduction_site* l) { return l->node == site->node; }))
+      levels.push_back(site);
+  return levels;
+}
+
+/// The fused-levels kernels of the assignments of type Key.
+template <typename Key>
+inline runtime::kernel_cache<std::vector<int>, runtime::kernel> fused_level_kernels;
+
+/// The OpenCL C of the fused-levels kernel: each reduction of analysis.to_materialize (deepest
+/// first, a node once) by the group's lanes, four accumulators each, a tree in local memory,
+/// its finished value remembered for the rest; then every element of the group's rows.
+template <typename Targets, typename Expressions>
+std::string generate_fused_levels_source(const Targets& targets, const Expressions& expressions,
+                                         const std::vector<const reduction_site*>& levels) {
+  codegen::kernel_builder b("evaluate");
+  kernel_context kc(b);
+  visit_kernel_parameters(kc, targets, expressions, 0, 0);
+  const bool rowwise = levels.front()->rowwise;
+  std::vector<std::string> scratch;
+  for (std::size_t l = 0; l < levels.size(); ++l)
+    scratch.push_back(b.add_pointer_parameter(levels[l]->type, "scratch" + std::to_string(l), false,
+                                              codegen::address_space::local));
+  b.declare("const int", "l0", "get_local_id(0)");
+  b.declare("const int", "l1", "get_local_id(1)");
+  b.declare("const int", "L0", "get_local_size(0)");
+  b.declare("const int", "L1", "get_local_size(1)");
+  // The result's row (rowwise) or column the work-item shares, its lane along the other index.
+  if (rowwise) {
+    b.declare("const int", "i", "get_global_id(0)");
+    b.declare("const int", "j", "0");
+  } else {
+    b.declare("const int", "i", "0");
+    b.declare("const int", "j", "(get_group_id(1) + get_num_groups(1) * get_group_id(2)) * L1 + l1");
+  }
+  const std::string lane = rowwise ? "l1" : "l0", lanes = rowwise ? "L1" : "L0";
+  const std::string length = rowwise ? "cols" : "rows", in_range = rowwise ? "i < rows" : "j < cols";
+  const reduction_names n{rowwise ? "i" : "j", rowwise ? "rows" : "cols", lane, lanes, "l1 * L0 + l0"};
+  const std::string partner = rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s";
+  const std::string first_lane = rowwise ? "l0" : "l1 * L0";
+  const auto at = [&](const std::string& k) {
+    return rowwise ? std::pair<std::string, std::string>{"i", k} : std::pair<std::string, std::string>{k, "j"};
+  };
+
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    const reduction_site& site = *levels[l];
+    std::vector<std::string> acc;
+    for (int u = 0; u < reduction_unroll; ++u) {
+      acc.push_back(b.fresh_name("acc"));
+      b.declare(site.type, acc.back(), site.initial);
+      if (site.compensated) b.declare(site.type, acc.back() + "_c", "0");
+    }
+    kc.open_scope("if (" + in_range + ")");
+    const std::string k = b.fresh_name("t");
+    b.declare("int", k, lane);
+    kc.open_scope("for (; " + k + " < " + length + " - 3 * " + lanes + "; " + k + " += 4 * " + lanes + ")");
+    std::vector<std::string> ks{k}, terms;
+    for (int u = 1; u < reduction_unroll; ++u)
+      ks.push_back(b.declare_fresh("int", k + " + " + std::to_string(u) + " * " + lanes, "k"));
+    for (int u = 0; u < reduction_unroll; ++u) {  // every load first
+      const auto [r, c] = at(ks[static_cast<std::size_t>(u)]);
+      terms.push_back(site.term(kc, r, c));
+    }
+    for (int u = 0; u < reduction_unroll; ++u)
+      emit_accumulate(b, site, acc[static_cast<std::size_t>(u)], terms[static_cast<std::size_t>(u)]);
+    kc.close_scope();
+    kc.open_scope("for (; " + k + " < " + length + "; " + k + " += " + lanes + ")");
+    {
+      const auto [r, c] = at(k);
+      emit_accumulate(b, site, acc[0], site.term(kc, r, c));
+    }
+    kc.close_scope();
+    kc.close_scope();
+    const auto value = [&](int u) {
+      const std::string& a = acc[static_cast<std::size_t>(u)];
+      return site.compensated ? "(" + a + " - " + a + "_c)" : a;
+    };
+    std::string combined = value(0);
+    for (int u = 1; u < reduction_unroll; ++u) combined = b.declare_fresh(site.type, site.combine(combined, value(u)), "r");
+    b.assign(scratch[l] + "[" + n.slot + "]", combined);
+    emit_lane_tree(kc, {&site}, {scratch[l]}, n, partner);
+    b.statement("barrier(CLK_LOCAL_MEM_FENCE)");
+    // Every work-item of the row (column) reads the finished value: the levels above and the
+    // result read it where they read the reduction.
+    const std::string finished = b.declare_fresh(site.type, scratch[l] + "[" + first_lane + "]", "level");
+    kc.remember(site.node, rowwise ? "i" : "0", rowwise ? "0" : "j", finished);
+  }
+
+  // The result: the group's rows (columns), four elements per lane and step, loads first,
+  // computed at indices clamped into the row and stored where they are inside it.
+  kc.open_scope("if (" + in_range + ")");
+  kc.open_scope("for (int k = " + lane + "; k < " + length + "; k += 4 * " + lanes + ")");
+  std::vector<std::string> unclamped, clamped;
+  for (int u = 0; u < reduction_unroll; ++u) {
+    unclamped.push_back(u == 0 ? "k" : b.declare_fresh("int", "k + " + std::to_string(u) + " * " + lanes, "e"));
+    clamped.push_back(b.declare_fresh("int", "min(" + unclamped.back() + ", " + length + " - 1)", "e"));
+  }
+  using value_array = std::array<std::string, std::tuple_size_v<Expressions>>;
+  std::vector<value_array> values;
+  for (int u = 0; u < reduction_unroll; ++u) {
+    const auto [r, c] = at(clamped[static_cast<std::size_t>(u)]);
+    values.push_back(std::apply(
+        [&](const auto&... e) { return value_array{e.generate(kc, r, c)...}; }, expressions));
+  }
+  for (int u = 0; u < reduction_unroll; ++u) {
+    const auto k = static_cast<std::size_t>(u);
+    kc.open_scope("if (" + unclamped[k] + " < " + length + ")");
+    const auto [r, c] = at(clamped[k]);
+    emit_store_step(kc, targets, values[k], r, c);
+    kc.close_scope();
+  }
+  kc.close_scope();
+  kc.close_scope();
+  return b.source();
+}
+
+/// The fused-levels kernel of an assignment: found or generated, planned and launched.
+template <typename Key, typename... Targets, typename... Expressions>
+cl::Event launch_fused_levels(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
+                              shape result, const runtime::context& ctx, const reduction_analysis& analysis) {
+  const std::vector<const reduction_site*> levels = distinct_levels(analysis);
+  matrix_recorder recorder;
+  visit_kernel_parameters(recorder, targets, expressions, 0, 0);
+  std::vector<int> pattern = recorder.aliasing_pattern();
+  pattern.push_back(-1);
+  pattern.insert(pattern.end(), analysis.pattern.begin(), analysis.pattern.end());
+  const auto kernel = counted_get(fused_level_kernels<Key>, ctx, pattern, [&] {
+    return build_kernel(ctx, generate_fused_levels_source(targets, expressions, levels));
+  });
+  const bool rowwise = levels.front()->rowwise;
+  const fused_levels_plan plan =
+      plan_fused_levels(rowwise, result.rows, result.cols, kernel->power_of_two_work_group(1024));
+  argument_list assignment_arguments;
+  visit_kernel_parameters(assignment_arguments, targets, expressions, result.rows, result.cols);
+  const auto given = assignment_arguments.arguments();
+  std::vector<runtime::kernel_argument> arguments(given.begin(), given.end());
+  for (const reduction_site* site : levels)
+    arguments.emplace_back(runtime::local_memory{plan.local0 * plan.local1 * site->element_bytes});
+  const runtime::launch_range range{
+      {plan.groups0 * plan.local0, plan.groups1 * plan.local1, plan.groups2}, {plan.local0, plan.local1, 1}, 3};
+  return kernel->launch(ctx, range, arguments);
+}
+
 template <typename Key, typename... Targets, typename... Expressions>
 cl::Event launch_with_reductions(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
                                  shape result, const runtime::context& ctx);
@@ -387,6 +561,8 @@ cl::Event launch_with_reductions(const std::tuple<Targets...>& targets, const st
                                  shape result, const runtime::context& ctx) {
   reduction_analysis analysis;
   analyze_reductions(expressions, analysis);
+  if (runs_fused_levels(analysis, result, planning_device(ctx.device())))
+    return launch_fused_levels<Key>(targets, expressions, result, ctx, analysis);
   materialized_reductions materialized;
   cl::Event start;
   if (!analysis.to_materialize.empty()) {

@@ -42,19 +42,68 @@ void emit_store_step(kernel_context& kc, const Targets& targets, const std::arra
   }(std::make_index_sequence<N>{});
 }
 
-/// The elementwise skeleton: work-item (i, j) computes element (i, j) of every result. The
-/// column index spans the launch's second and third dimensions: GPUs cap the work-groups of
-/// one dimension (NVIDIA's at 65535), and a loop instead would keep PoCL from vectorizing.
+/// How the elementwise skeleton hands out elements: one per work-item (split::none), or
+/// elementwise_items per work-item, a launch's width apart along the columns (split::columns)
+/// or the rows (split::rows). Several per item, loaded before any is stored, keep enough loads
+/// in flight on a GPU (one float per item reads at about half the copy's bandwidth) and divide
+/// PoCL's cost per work-group; the split follows the longer dimension, so consecutive
+/// work-items still read consecutive elements.
+enum class elementwise_split { none, columns, rows };
+inline constexpr int elementwise_items = 4;
+
+/// The elementwise skeleton: work-item (i, j) computes element (i, j) of every result (or the
+/// elementwise_items elements of its split). The column index spans the launch's second and
+/// third dimensions: GPUs cap the work-groups of one dimension (NVIDIA's at 65535), and a loop
+/// instead would keep PoCL from vectorizing.
+///
+/// Split: the item's elements are computed at indices clamped into the matrix (an element
+/// past the edge reads the last row or column, which is always there) and stored only where
+/// the index was inside; so every load is unconditional, and the split index is the same for
+/// the work-items PoCL vectorizes along the first dimension (for split::columns).
 template <typename Targets, typename Expressions>
-void emit_elementwise_kernel(kernel_context& kc, const Targets& targets, const Expressions& expressions) {
+void emit_elementwise_kernel(kernel_context& kc, const Targets& targets, const Expressions& expressions,
+                             elementwise_split split = elementwise_split::none) {
   auto& b = kc.builder();
+  const auto values_at = [&](const std::string& i, const std::string& j) {
+    return std::apply(
+        [&](const auto&... e) { return std::array<std::string, sizeof...(e)>{e.generate(kc, i, j)...}; }, expressions);
+  };
   b.declare("const int", "i", "get_global_id(0)");
   b.declare("const int", "j", "get_global_id(1) + get_global_size(1) * get_global_id(2)");
-  kc.open_scope("if (i < rows && j < cols)");
-  const std::string i = "i", j = "j";
-  const auto values = std::apply(
-      [&](const auto&... e) { return std::array<std::string, sizeof...(e)>{e.generate(kc, i, j)...}; }, expressions);
-  emit_store_step(kc, targets, values, i, j);
+  if (split == elementwise_split::none) {
+    kc.open_scope("if (i < rows && j < cols)");
+    emit_store_step(kc, targets, values_at("i", "j"), "i", "j");
+    kc.close_scope();
+    return;
+  }
+  const bool by_columns = split == elementwise_split::columns;
+  const std::string step = b.add_scalar_parameter("int", "item_step");
+  const std::string fixed = by_columns ? "i" : "j", moving = by_columns ? "j" : "i";
+  const std::string limit = by_columns ? "cols" : "rows";
+  kc.open_scope("if (" + fixed + " < " + (by_columns ? "rows" : "cols") + ")");
+  std::vector<std::string> unclamped, clamped;
+  for (int u = 0; u < elementwise_items; ++u) {
+    const std::string index = moving + std::to_string(u);
+    unclamped.push_back(index);
+    clamped.push_back(index + "_in");
+    b.declare("const int", index, moving + (u == 0 ? "" : " + " + std::to_string(u) + " * " + step));
+    b.declare("const int", index + "_in", "min(" + index + ", " + limit + " - 1)");
+  }
+  using value_array = decltype(values_at("i", "j"));
+  std::vector<value_array> values;
+  for (int u = 0; u < elementwise_items; ++u) {
+    const std::string& m = clamped[static_cast<std::size_t>(u)];
+    values.push_back(by_columns ? values_at("i", m) : values_at(m, "j"));
+  }
+  for (int u = 0; u < elementwise_items; ++u) {
+    const auto k = static_cast<std::size_t>(u);
+    kc.open_scope("if (" + unclamped[k] + " < " + limit + ")");
+    if (by_columns)
+      emit_store_step(kc, targets, values[k], "i", clamped[k]);
+    else
+      emit_store_step(kc, targets, values[k], clamped[k], "j");
+    kc.close_scope();
+  }
   kc.close_scope();
 }
 
@@ -105,18 +154,32 @@ constexpr kernel_skeleton skeleton_of_results() {
 /// skeleton: with its producers materialized; generate_store_step_source when fused).
 template <typename... Targets, typename... Expressions>
 std::string generate_kernel_source(const std::tuple<Targets...>& targets,
-                                   const std::tuple<Expressions...>& expressions) {
+                                   const std::tuple<Expressions...>& expressions,
+                                   elementwise_split split = elementwise_split::none) {
   codegen::kernel_builder builder("evaluate");
   kernel_context kc(builder);
   visit_kernel_parameters(kc, targets, expressions, 0, 0);
-  emit_elementwise_kernel(kc, targets, expressions);
+  emit_elementwise_kernel(kc, targets, expressions, split);
   return builder.source();
 }
 
-/// The launch range of the elementwise skeleton for a rows x cols result: work-groups of up to
-/// 256 work-items along the columns' contiguous rows first (a short matrix gets its work-items
-/// along the columns instead), the columns' work-groups spread over the second and third
-/// dimensions.
-runtime::launch_range elementwise_range(const runtime::kernel& kernel, index_t rows, index_t cols);
+/// The elementwise skeleton's launch for a rows x cols result: the split, the range (work-groups
+/// of up to 256 work-items along the columns' contiguous rows first, a short matrix's along the
+/// columns instead, the columns' work-groups spread over the second and third dimensions) and
+/// the distance between an item's elements (item_step).
+struct elementwise_launch {
+  elementwise_split split = elementwise_split::none;
+  runtime::launch_range range;
+  int item_step = 0;
+};
+
+/// The split for a rows x cols result on device: by columns when there are a few, by rows for
+/// a GPU's column vectors; none for tiny results and a CPU's column vectors (clamped row
+/// indices would keep PoCL from vectorizing its loads).
+elementwise_split choose_elementwise_split(const runtime::device_info& device, index_t rows, index_t cols);
+
+/// The launch of the kernel generated for split (work_group: kernel::power_of_two_work_group).
+elementwise_launch plan_elementwise_launch(elementwise_split split, std::size_t work_group, index_t rows,
+                                           index_t cols);
 
 }  // namespace tessera::kernel_generator

@@ -1,0 +1,144 @@
+// The elementwise skeleton's splits (skeletons.hpp): several elements per work-item a launch's
+// width apart along the columns or the rows, computed at clamped indices and stored only inside
+// the result. Checked as this device plans them and as a GPU and a CPU would, at shapes whose
+// widths are no multiple of anything, with blocks, views, in-place updates and several results.
+#include <set>
+#include <tuple>
+
+#include "kernel_generator/kernel_generator_support.hpp"
+
+#include <tessera/kernel_generator/skeletons.hpp>
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::testing;
+using namespace tessera::kernel_generator;
+
+TEST(KernelGeneratorElementwiseSplit, SplitFollowsTheShapeAndTheDevice) {
+  const runtime::device_info gpu = gpu_like(132), cpu = cpu_like(16);
+  EXPECT_EQ(choose_elementwise_split(gpu, 100, 100), elementwise_split::none);  // launch-bound
+  EXPECT_EQ(choose_elementwise_split(gpu, 0, 1 << 20), elementwise_split::none);
+  EXPECT_EQ(choose_elementwise_split(gpu, 8192, 8192), elementwise_split::columns);
+  EXPECT_EQ(choose_elementwise_split(gpu, 1, 1 << 26), elementwise_split::columns);
+  EXPECT_EQ(choose_elementwise_split(gpu, 1 << 26, 1), elementwise_split::rows);
+  EXPECT_EQ(choose_elementwise_split(gpu, 1 << 20, 3), elementwise_split::rows);
+  EXPECT_EQ(choose_elementwise_split(cpu, 1 << 26, 1), elementwise_split::none);  // PoCL vectorizes rows
+  EXPECT_EQ(choose_elementwise_split(cpu, 4096, 4096), elementwise_split::columns);
+}
+
+// Every element of the result is stored by exactly one (work-item, item) of the launch, and
+// every item's clamped index stays inside the result.
+TEST(KernelGeneratorElementwiseSplit, LaunchCoversEveryElementOnce) {
+  const std::vector<std::pair<index_t, index_t>> shapes{{1, 1},    {1, 5},     {5, 1},   {3, 30011}, {30011, 3},
+                                                        {257, 263}, {1, 70001}, {70001, 1}, {2, 4},  {33, 4}};
+  for (const elementwise_split split : {elementwise_split::none, elementwise_split::columns, elementwise_split::rows})
+    for (const std::size_t work_group : {std::size_t{256}, std::size_t{64}, std::size_t{1}})
+      for (const auto& [rows, cols] : shapes) {
+        SCOPED_TRACE(::testing::Message() << "split " << static_cast<int>(split) << ", group " << work_group << ", "
+                                          << rows << "x" << cols);
+        const elementwise_launch launch = plan_elementwise_launch(split, work_group, rows, cols);
+        ASSERT_EQ(launch.range.dimensions, 3u);
+        for (unsigned d = 0; d < 3; ++d) ASSERT_EQ(launch.range.global[d] % launch.range.local[d], 0u);
+        ASSERT_LE(launch.range.global[1] / launch.range.local[1], 65535u);
+        ASSERT_LE(launch.range.global[2], 65535u);
+        std::vector<int> stores(static_cast<std::size_t>(rows * cols), 0);
+        const int items = split == elementwise_split::none ? 1 : elementwise_items;
+        for (std::size_t g2 = 0; g2 < launch.range.global[2]; ++g2)
+          for (std::size_t g1 = 0; g1 < launch.range.global[1]; ++g1)
+            for (std::size_t g0 = 0; g0 < launch.range.global[0]; ++g0)
+              for (int u = 0; u < items; ++u) {
+                auto i = static_cast<index_t>(g0);
+                auto j = static_cast<index_t>(g1 + launch.range.global[1] * g2);
+                if (split == elementwise_split::columns) j += u * launch.item_step;
+                if (split == elementwise_split::rows) i += u * launch.item_step;
+                if (i < rows && j < cols) ++stores[static_cast<std::size_t>(i + j * rows)];
+              }
+        ASSERT_EQ(std::count(stores.begin(), stores.end(), 1), rows * cols) << "an element stored twice or never";
+      }
+}
+
+// Shapes past the split threshold, with widths that leave every kind of remainder.
+const std::vector<test_shape> split_shapes{{257, 263}, {3, 30011}, {30011, 3}, {1, 70001}, {70001, 1}, {65537, 2}};
+
+template <typename T>
+void check_split_assignments() {
+  for (const test_shape s : split_shapes) {
+    SCOPED_TRACE(to_string(s));
+    const matrix<T> a = random_matrix<T>(s.rows, s.cols), b = random_matrix<T>(s.rows, s.cols),
+                    c = random_matrix<T>(s.rows, s.cols);
+    const double tol = elementwise_tolerance<T>();
+    // One input, three inputs, a broadcast scalar.
+    matrix<T> d;
+    d = exp(a);
+    EXPECT_TRUE(matches_host(d, host_evaluate<T>(exp(a)), tol));
+    d = elt_multiply(c, a + b) - 2;
+    EXPECT_TRUE(matches_host(d, host_evaluate<T>(elt_multiply(c, a + b) - 2), tol));
+    // In place: the target is read where it is written.
+    matrix<T> e;
+    e = a + 0;
+    const auto expected = host_evaluate<T>(2 * a + b);
+    e = 2 * e + b;
+    EXPECT_TRUE(matches_host(e, expected, tol));
+    // Two results of one kernel.
+    matrix<T> sum, difference;
+    results(sum, difference) = expressions(a + b, a - b);
+    EXPECT_TRUE(matches_host(sum, host_evaluate<T>(a + b), tol));
+    EXPECT_TRUE(matches_host(difference, host_evaluate<T>(a - b), tol));
+    // A block of a larger target, the rest untouched; a triangular view read.
+    matrix<T> big = random_matrix<T>(s.rows + 2, s.cols + 3);
+    const auto before = host_evaluate<T>(big);
+    block(big, 1, 2, s.rows, s.cols) = a - c;
+    const auto after = host_evaluate<T>(big), block_expected = host_evaluate<T>(a - c);
+    std::size_t wrong = 0;
+    for (index_t j = 0; j < big.cols(); ++j)
+      for (index_t i = 0; i < big.rows(); ++i) {
+        const bool inside = i >= 1 && i < 1 + s.rows && j >= 2 && j < 2 + s.cols;
+        const T want = inside ? block_expected(i - 1, j - 2) : before(i, j);
+        wrong += std::abs(static_cast<double>(after(i, j) - want)) > tol * std::max(1.0, std::abs(double(want)));
+      }
+    EXPECT_EQ(wrong, 0u) << "the block assignment";
+    const matrix<T> lower = random_matrix<T>(s.rows, s.cols, T(-1), T(1), matrix_view::lower);
+    d = lower + a;
+    EXPECT_TRUE(matches_host(d, host_evaluate<T>(lower + a), tol));
+  }
+}
+
+template <typename T>
+class KernelGeneratorElementwiseSplitTyped : public ::testing::Test {};
+TYPED_TEST_SUITE(KernelGeneratorElementwiseSplitTyped, value_types);
+
+TYPED_TEST(KernelGeneratorElementwiseSplitTyped, MatchesTheHostWithThisDevicesSplit) {
+  TESSERA_SKIP_WITHOUT_PRECISION(TypeParam);
+  check_split_assignments<TypeParam>();
+}
+
+TYPED_TEST(KernelGeneratorElementwiseSplitTyped, MatchesTheHostWithAGpusSplit) {
+  TESSERA_SKIP_WITHOUT_PRECISION(TypeParam);
+  const planned_as gpu(gpu_like(132));  // rows split for the column vectors
+  check_split_assignments<TypeParam>();
+}
+
+// One-term reductions (a column sum of one row, a row max of one column) are computed by the
+// elementwise skeleton: with the split, each work-item reduces several.
+TYPED_TEST(KernelGeneratorElementwiseSplitTyped, OneTermReductionsAreSplitToo) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const planned_as gpu(gpu_like(132));
+  const matrix<T> row = random_matrix<T>(1, 70001), column = random_matrix<T>(70001, 1);
+  matrix<T> d;
+  d = colwise_sum(row);
+  EXPECT_TRUE(matches_host(d, host_evaluate<T>(colwise_sum(row)), elementwise_tolerance<T>()));
+  d = rowwise_max(column);
+  EXPECT_TRUE(matches_host(d, host_evaluate<T>(rowwise_max(column)), elementwise_tolerance<T>()));
+}
+
+TEST(KernelGeneratorElementwiseSplit, KernelSourceShowsTheSplitItRuns) {
+  const planned_as gpu(gpu_like(132));
+  const matrix<float> wide(300, 300), tall(70001, 1), small(4, 4);
+  EXPECT_NE(kernel_source(wide + 1.0f).find("item_step"), std::string::npos);
+  EXPECT_NE(kernel_source(tall + 1.0f).find("const int i3 = i + 3 * item_step"), std::string::npos);
+  EXPECT_EQ(kernel_source(small + 1.0f).find("item_step"), std::string::npos);
+}
+
+}  // namespace
