@@ -2,10 +2,12 @@
 # Issue 14's unified reductions on a GPU in one device call: builds the unified tests and
 # bench_unified, runs the tests, then BM_reduction at 2^26 floats once per GPU tuning below
 # (TESSERA_REDUCTION_TUNING, reduction_layout.hpp), the first with the hand-written kernels too.
+# t0 is the defaults (chosen from the H100 run of 2026-11-26, benchmark/RESULTS.md); the others
+# change one key each around them, columns first (2^26 x 1's column sum was the case below 0.8).
 # Everything lands in OUT_DIR as three files (the device tool returns eight at most): build.log,
 # tests.txt and reductions.tar (t<N>.json per tuning, tunings.txt naming them, a run log).
 #
-#   source .gpu/env.sh && benchmark/unified/gpu_reduction_tuning.sh "$OUT"
+#   source .gpu/env.sh && BUILD_DIR=/tmp/b benchmark/unified/gpu_reduction_tuning.sh $OUT
 #
 # SOURCE_DIR (default: this tree) builds another copy, e.g. a `git archive HEAD` unpacked on the
 # device, when the working tree there holds someone's unfinished changes; BUILD_DIR (default
@@ -25,11 +27,12 @@ work=$(mktemp -d)
 shapes='(8192x8192|1024x65536|65536x1024|1x67108864|67108864x1)'
 tunings=(
   ""
-  "row_unroll=8,col_unroll=8"
-  "row_min_terms=16,col_width=32"
-  "row_min_terms=32,col_width=64,row_unroll=8,col_unroll=8"
-  "row_groups=4,col_groups=4,row_unroll=8,col_unroll=8,row_min_terms=16,col_width=32"
-  "row_groups=16,col_groups=16,row_min_terms=16,col_width=32"
+  "col_unroll=2"
+  "col_groups=16"
+  "col_width=16"
+  "col_width=64"
+  "row_min_terms=32"
+  "row_groups=8"
 )
 for i in "${!tunings[@]}"; do
   cases='copy|row_sum|col_sum|row_max|col_max'

@@ -70,17 +70,26 @@ struct reduction_layout {
 };
 
 /// How a GPU's row and column reductions (the kernels with a tree per group) are split and
-/// unrolled. The defaults are the H200's best (benchmark/RESULTS.md, "Unified reductions");
-/// TESSERA_REDUCTION_TUNING="key=value,..." (the keys below) overrides them for a process, so
-/// that one benchmark run can compare splits on a device.
+/// unrolled. TESSERA_REDUCTION_TUNING="key=value,..." (the keys below) overrides the defaults for
+/// a process, so that one benchmark run can compare splits on a device. A row reduction reads
+/// only the row_* keys and a column reduction only the col_* keys, so each direction's defaults
+/// are its best tuning on its own. A CPU device's layouts use none of them.
+///
+/// The defaults are the best per direction of BM_reduction at 2^26 floats on an NVIDIA H100
+/// (2026-11-26, benchmark/unified/results/h100_reduction_tunings_2026-11-26/, six tunings;
+/// benchmark/RESULTS.md, "Unified reductions against the copy"): rows row_groups=4,
+/// row_unroll=8, row_min_terms=16 (t4: 0.83-1.00 of the copy, where 8/4/8 gave 0.66-0.98);
+/// columns col_width=32 with 8 groups and 4 accumulators (t2: 0.82-0.86 at 8192 x 8192,
+/// 1024 x 65536 and 65536 x 1024, where 256 columns per group gave 0.80-0.83 and 8 accumulators
+/// 0.71-0.73 (t1); 2^26 x 1, one column, is the same split under both widths: 0.77-0.79).
 struct reduction_tuning {
-  std::size_t row_groups = 8;     // row reductions: work-groups per compute unit to aim for
-  std::size_t col_groups = 8;     // column reductions: the same
-  std::size_t row_unroll = 4;     // independent accumulators per work-item, row reductions
-  std::size_t col_unroll = 4;     // the same, column reductions
-  std::size_t row_min_terms = 8;  // row reductions: terms per lane at least (fewer lanes per short row)
-  std::size_t col_width = 256;    // column reductions: columns per work-group at most (the rest of
-                                  // the group shares their rows)
+  std::size_t row_groups = 4;      // row reductions: work-groups per compute unit to aim for
+  std::size_t col_groups = 8;      // column reductions: the same
+  std::size_t row_unroll = 8;      // independent accumulators per work-item, row reductions
+  std::size_t col_unroll = 4;      // the same, column reductions
+  std::size_t row_min_terms = 16;  // row reductions: terms per lane at least (fewer lanes per short row)
+  std::size_t col_width = 32;      // column reductions: columns per work-group at most (the rest of
+                                   // the group shares their rows)
   bool operator==(const reduction_tuning&) const = default;
 };
 
