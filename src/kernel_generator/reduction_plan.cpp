@@ -30,6 +30,12 @@ const runtime::device_info& planning_device(const runtime::device_info& device) 
 }
 void plan_launches_as(const runtime::device_info* device) { planned_as = device; }
 
+bool reduction_rows_blocked(const runtime::device_info& device, bool rowwise, index_t outputs) {
+  // Fewer rows than a few blocks: the blocks' clamped rows would cost more than they save.
+  return device.type == runtime::device_type::cpu && rowwise &&
+         outputs >= static_cast<index_t>(4 * rows_per_item);
+}
+
 reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, index_t outputs, index_t length,
                               std::size_t work_group) {
   const bool gpu = device.type != runtime::device_type::cpu;
@@ -51,6 +57,11 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
     lanes = std::min({work_group, pow2_at_least(n_terms),
                       std::max<std::size_t>(32, pow2_at_least(ceil_div(n_terms, 16)))});
     per_group = std::min(work_group / lanes, pow2_at_least(n_out));
+  } else if (reduction_rows_blocked(device, rowwise, outputs)) {
+    // A CPU, many rows: blocks of rows_per_item rows per work-item, enough groups for the cores.
+    const std::size_t blocks = ceil_div(n_out, rows_per_item);
+    per_group = std::min({work_group, std::size_t{256},
+                          std::bit_floor(std::max<std::size_t>(blocks / target_groups(device, false), 1))});
   } else {
     // A CPU: one work-item per result walks its terms (PoCL vectorizes no loop over work-items
     // that holds a loop), many results per group (PoCL pays for each group), parts spread few
@@ -61,7 +72,9 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
   reduction_plan plan;
   plan.local0 = rowwise ? per_group : lanes;
   plan.local1 = rowwise ? lanes : per_group;
-  const std::size_t result_groups = std::max<std::size_t>(ceil_div(n_out, per_group), 1);
+  plan.results_per_item = reduction_rows_blocked(device, rowwise, outputs) ? rows_per_item : 1;
+  const std::size_t result_groups =
+      std::max<std::size_t>(ceil_div(n_out, per_group * plan.results_per_item), 1);
 
   // Parts: when the result groups cannot fill the device, split each result's terms, keeping
   // enough terms per lane that the finishing pass stays small.

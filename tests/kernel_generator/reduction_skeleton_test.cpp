@@ -177,7 +177,8 @@ TEST(KernelGeneratorReductionSkeleton, ANestedReductionIsComputedOnce) {
 // ---- Fused levels: every reduction of an elementwise result along its rows (or columns) -------
 
 // Shapes of the five, scaled to odd sizes; with one compute unit every one fuses.
-const std::vector<shape_case> level_shapes{{67, 67}, {13, 2053}, {2053, 13}, {1, 4099}, {4099, 1}, {33, 5}};
+// (13 x 1999: 16 rows of doubles per group stay within max_fused_group_bytes.)
+const std::vector<shape_case> level_shapes{{67, 67}, {13, 1999}, {2053, 13}, {1, 4099}, {4099, 1}, {33, 5}};
 
 // The expressions hold their nodes by reference: each is built where it is evaluated.
 template <typename T, typename E, typename H>
@@ -282,13 +283,24 @@ TEST(KernelGeneratorReductionSkeleton, FusedLevelsOnlyWhereTheyApply) {
     EXPECT_GT(runtime::kernels_enqueued() - before, 1u);
     EXPECT_TRUE(matches_host(d, host_evaluate<float>(of_a_block), tol));
   }
-  const planned_as big_gpu(gpu_like(132));  // 3 groups of rows for 132 compute units
+  {
+    const planned_as big_gpu(gpu_like(132));  // 3 groups of rows for 132 compute units
+    matrix<float> d;
+    const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+    const std::size_t before = runtime::kernels_enqueued();
+    d = shifted;
+    EXPECT_GT(runtime::kernels_enqueued() - before, 1u);
+    EXPECT_TRUE(matches_host(d, host_evaluate<float>(shifted), tol));
+  }
+  // Rows too long for a group to read them again from the cache: 32 rows of 2100 floats.
+  const planned_as gpu(gpu_like(1));
+  const matrix<float> wide = random_matrix<float>(33, 2100, -3.0f, 3.0f);
   matrix<float> d;
-  const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+  const auto shifted = wide - colwise_broadcast(rowwise_max(wide));
   const std::size_t before = runtime::kernels_enqueued();
   d = shifted;
   EXPECT_GT(runtime::kernels_enqueued() - before, 1u);
-  EXPECT_TRUE(matches_host(d, host_evaluate<float>(shifted), tol));
+  EXPECT_TRUE(matches_host(d, host_evaluate<float>(shifted), 0.0));
 }
 
 TEST(KernelGeneratorReductionSkeleton, FusedLevelsGiveTheSameBitsOnEveryRunAndMayReadTheirTarget) {
@@ -399,6 +411,22 @@ TEST(ReductionPlan, FusedLevelsCoverEveryRowOrColumnAndReadCoalesced) {
           EXPECT_GE(p.local0, 32u) << "a 128-byte read per column";
         }
       }
+}
+
+TEST(ReductionPlan, ACpuTakesBlocksOfRowsAndKeepsItsCoresBusy) {
+  const runtime::device_info cpu = cpu_like(2);
+  EXPECT_TRUE(reduction_rows_blocked(cpu, true, 4096));
+  EXPECT_FALSE(reduction_rows_blocked(cpu, true, 63));   // a few rows: one per work-item
+  EXPECT_FALSE(reduction_rows_blocked(cpu, false, 4096));  // columns are contiguous already
+  EXPECT_FALSE(reduction_rows_blocked(gpu_like(132), true, 4096));
+  for (const index_t rows : {64, 67, 4096, 65536, 1 << 24}) {
+    const reduction_plan p = plan_reduction(cpu, true, rows, 4096, 256);
+    EXPECT_EQ(p.results_per_item, rows_per_item);
+    EXPECT_GE(static_cast<index_t>(p.groups0 * p.results_per_group(true)), rows);
+    if (rows >= 4096) {
+      EXPECT_GE(p.groups0 * p.groups1, 8u) << rows << ": four groups per core";
+    }
+  }
 }
 
 }  // namespace

@@ -236,8 +236,11 @@ std::string assignment_source(const std::tuple<Targets...>& targets, const std::
       stand_ins.add(site->release);
     }
     if (analysis.roots.empty()) return source + generate_kernel_source(targets, expressions, split);
+    const reduction_site& first = *analysis.roots.front();
+    const bool blocked = reduction_rows_blocked(planning_device(ctx.device()), first.rowwise, first.outputs);
     return source + "// the pass over the terms\n" +
-           generate_reduction_source(targets, expressions, analysis.roots, false) +
+           (blocked ? generate_blocked_rows_pass(targets, expressions, analysis.roots)
+                    : generate_reduction_source(targets, expressions, analysis.roots, false)) +
            "\n// the finishing pass (when the terms are split into parts)\n" +
            generate_reduction_source(targets, expressions, analysis.roots, true);
   }

@@ -36,9 +36,21 @@ struct reduction_plan {
   /// finish_lanes-th), finish_results results per work-group.
   std::size_t finish_lanes = 1, finish_results = 1;
 
+  /// Results per work-item: 1, or rows_per_item consecutive rows (reduction_rows_blocked).
+  std::size_t results_per_item = 1;
+
   std::size_t lanes(bool rowwise) const noexcept { return rowwise ? local1 : local0; }
-  std::size_t results_per_group(bool rowwise) const noexcept { return rowwise ? local0 : local1; }
+  std::size_t results_per_group(bool rowwise) const noexcept {
+    return (rowwise ? local0 : local1) * results_per_item;
+  }
 };
+
+/// On a CPU, a rowwise reduction of many rows gives each work-item this many consecutive rows:
+/// it walks the columns once, reading a contiguous run of the rows per column, which the CPU
+/// vectorizes (a work-item of its own per row would read with the matrix's stride).
+inline constexpr std::size_t rows_per_item = 16;
+/// Whether a reduction's pass takes rows_per_item rows per work-item (a kernel of its own).
+bool reduction_rows_blocked(const runtime::device_info& device, bool rowwise, index_t outputs);
 
 /// A reduction this short (or shorter) is computed by each work-item of the elementwise skeleton
 /// on its own: nothing to share, and the skeleton's set-up would cost more than its terms.
