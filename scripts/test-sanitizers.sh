@@ -55,7 +55,10 @@ case "$mode" in
 esac
 
 "$root/scripts/install-deps.sh"
+# The tests' program cache is the test command's (scripts/test.sh): its kernels are built already.
+kernel_cache=${TESSERA_BUILD_DIR:-$root/build}/test-kernel-cache
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUNING_TARGET=CI -DTESSERA_BUILD_BENCHMARKS=OFF \
+  "-DTESSERA_TEST_CACHE_DIR=$kernel_cache" \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$optimize -g1 $flags" "-DCMAKE_EXE_LINKER_FLAGS=$flags" \
   "-DCMAKE_SHARED_LINKER_FLAGS=$flags" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
