@@ -511,21 +511,11 @@ std::string generate_fused_levels_source(const Targets& targets, const Expressio
   for (std::size_t l = 0; l < levels.size(); ++l)
     scratch.push_back(b.add_pointer_parameter(levels[l]->type, "scratch" + std::to_string(l), false,
                                               codegen::address_space::local));
-  b.declare("const int", "l0", "get_local_id(0)");
-  b.declare("const int", "l1", "get_local_id(1)");
-  b.declare("const int", "L0", "get_local_size(0)");
-  b.declare("const int", "L1", "get_local_size(1)");
-  // The result's row (rowwise) or column the work-item shares, its lane along the other index.
-  if (rowwise) {
-    b.declare("const int", "i", "get_global_id(0)");
-    b.declare("const int", "j", "0");
-  } else {
-    b.declare("const int", "i", "0");
-    b.declare("const int", "j", "(get_group_id(1) + get_num_groups(1) * get_group_id(2)) * L1 + l1");
-  }
-  const std::string lane = rowwise ? "l1" : "l0", lanes = rowwise ? "L1" : "L0";
+  // The result's row (rowwise) or column the work-item shares, its lane along the other index:
+  // the layout of the reduction pass with one part (its `part` goes unused).
+  const reduction_names n = declare_indices(b, rowwise, false);
+  const std::string &lane = n.lane, &lanes = n.lanes;
   const std::string length = rowwise ? "cols" : "rows", in_range = rowwise ? "i < rows" : "j < cols";
-  const reduction_names n{rowwise ? "i" : "j", rowwise ? "rows" : "cols", lane, lanes, "l1 * L0 + l0"};
   const std::string partner = rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s";
   const std::string first_lane = rowwise ? "l0" : "l1 * L0";
   const auto at = [&](const std::string& k) {

@@ -18,6 +18,7 @@ kernel void evaluate(
   const int L1 = get_local_size(1);
   const int i = get_global_id(0);
   const int j = 0;
+  const int part = get_group_id(1);
   float acc1 = -INFINITY;
   float acc2 = -INFINITY;
   float acc3 = -INFINITY;
