@@ -205,6 +205,24 @@ inline void emit_lane_tree(kernel_context& kc, const std::vector<const reduction
   kc.close_scope();
 }
 
+/// The parameters the reduction kernels add to the assignment's, in the order
+/// launch_reduction_assignment sets them: parts (the pass: part_length, lane_chunk, lane_span,
+/// lane_step), then per root its partial results (read-only in the finishing pass) and its local
+/// scratch. Returns the names of the partials and of the scratch arrays.
+inline std::pair<std::vector<std::string>, std::vector<std::string>> declare_reduction_parameters(
+    codegen::kernel_builder& b, const std::vector<const reduction_site*>& roots, bool finishing) {
+  b.add_scalar_parameter("int", "parts");
+  if (!finishing)
+    for (const char* name : {"part_length", "lane_chunk", "lane_span", "lane_step"}) b.add_scalar_parameter("int", name);
+  std::vector<std::string> partials, scratch;
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    partials.push_back(b.add_pointer_parameter(roots[r]->type, "partials" + std::to_string(r), finishing));
+    scratch.push_back(b.add_pointer_parameter(roots[r]->type, "scratch" + std::to_string(r), false,
+                                              codegen::address_space::local));
+  }
+  return {std::move(partials), std::move(scratch)};
+}
+
 /// The pass over the terms of a CPU's rowwise reduction in blocks (reduction_rows_blocked): work-item
 /// b takes rows_per_item consecutive rows from row b * rows_per_item and walks its part's columns
 /// once, accumulating a contiguous run of the rows per column (one accumulator per row: the rows are
@@ -218,13 +236,7 @@ std::string generate_blocked_rows_pass(const Targets& targets, const Expressions
   kernel_context kc(b);
   visit_kernel_parameters(kc, targets, expressions, 0, 0);
   const std::string length = kc.integer_parameter_of(roots.front()->node, "length");
-  b.add_scalar_parameter("int", "parts");
-  for (const char* name : {"part_length", "lane_chunk", "lane_span", "lane_step"}) b.add_scalar_parameter("int", name);
-  std::vector<std::string> partials;
-  for (std::size_t r = 0; r < roots.size(); ++r) {
-    partials.push_back(b.add_pointer_parameter(roots[r]->type, "partials" + std::to_string(r), false));
-    b.add_pointer_parameter(roots[r]->type, "scratch" + std::to_string(r), false, codegen::address_space::local);
-  }
+  const std::vector<std::string> partials = declare_reduction_parameters(b, roots, false).first;
   const std::string block = std::to_string(rows_per_item);
   b.declare("const int", "i0", "get_global_id(0) * " + block);
   b.declare("const int", "j", "0");
@@ -291,15 +303,7 @@ std::string generate_reduction_source(const Targets& targets, const Expressions&
   const reduction_site& first = *roots.front();
   const bool rowwise = first.rowwise;
   const std::string length = kc.integer_parameter_of(first.node, "length");
-  b.add_scalar_parameter("int", "parts");
-  if (!finishing)
-    for (const char* name : {"part_length", "lane_chunk", "lane_span", "lane_step"}) b.add_scalar_parameter("int", name);
-  std::vector<std::string> partials, scratch;
-  for (std::size_t r = 0; r < roots.size(); ++r) {
-    partials.push_back(b.add_pointer_parameter(roots[r]->type, "partials" + std::to_string(r), finishing));
-    scratch.push_back(b.add_pointer_parameter(roots[r]->type, "scratch" + std::to_string(r), false,
-                                              codegen::address_space::local));
-  }
+  const auto [partials, scratch] = declare_reduction_parameters(b, roots, finishing);
   const reduction_names n = declare_indices(b, rowwise, finishing);
   const std::string in_range = n.out + " < " + n.outputs;
   std::vector<std::string> red(roots.size());
