@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -19,6 +20,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 namespace tessera::runtime {
@@ -44,6 +47,29 @@ struct lock_holder {
   bool stopped = false;
 };
 
+// Whether the kernel's lock table (/proc/locks) shows process `pid` holding a flock on the file
+// open at `fd`; nullopt where the table cannot be read. The pid in a lock file may be stale: a
+// process that has just taken the lock has not written itself yet, so the file still names the
+// previous holder, which may be exiting under a debugger-like stop of its own (LeakSanitizer
+// stops every thread with ptrace at exit), and a waiter must not give up on such a process.
+std::optional<bool> holds_flock(int fd, int pid) {
+  struct stat file {};
+  std::ifstream table("/proc/locks");
+  if (::fstat(fd, &file) != 0 || !table) return std::nullopt;
+  // "1: FLOCK  ADVISORY  WRITE 1234 fd:01:567 0 EOF"; a blocked request reads "1: -> FLOCK ...".
+  const std::string file_id = fmt::format("{:02x}:{:02x}:{}", major(file.st_dev), minor(file.st_dev),
+                                          static_cast<unsigned long>(file.st_ino));
+  for (std::string line; std::getline(table, line);) {
+    std::istringstream fields(line);
+    std::string number, type, mode, access, device_and_inode;
+    int owner = 0;
+    if (fields >> number >> type >> mode >> access >> owner >> device_and_inode && type == "FLOCK" &&
+        owner == pid && device_and_inode == file_id)
+      return true;
+  }
+  return false;
+}
+
 lock_holder read_lock_holder(int fd) {
   char text[128] = {};
   const ssize_t got = ::pread(fd, text, sizeof text - 1, 0);
@@ -61,6 +87,8 @@ lock_holder read_lock_holder(int fd) {
     if (close != std::string::npos && close + 2 < status.size())
       holder.stopped = status[close + 2] == 'T' || status[close + 2] == 't';
   }
+  // A stopped process named by a stale lock file is not the holder: keep waiting for the real one.
+  if (holder.stopped && holds_flock(fd, pid) == false) holder.stopped = false;
   if (holder.stopped) holder.description += " (stopped)";
   return holder;
 }

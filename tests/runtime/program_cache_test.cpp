@@ -381,6 +381,38 @@ TEST_F(ProgramCacheTest, ARunningHolderIsWaitedForAtMostTheTimeout) {
   EXPECT_EQ(next->programs().counters().disk_writes, 1u);
 }
 
+// The lock file names its last writer; a process that has just taken the lock has not written
+// itself yet. A stopped process named there (the previous holder, stopped by LeakSanitizer's
+// exit-time ptrace in CI) that holds no lock on the file is not given up on.
+TEST_F(ProgramCacheTest, AStoppedProcessNamedByAStaleLockFileIsNotTakenForTheHolder) {
+  ::setenv("TESSERA_CACHE_LOCK_TIMEOUT", "0.3", 1);
+  auto ctx = fresh_context(dir_);
+  ::unsetenv("TESSERA_CACHE_LOCK_TIMEOUT");
+  const auto source = unique_source("stale");
+  const fs::path lock = lock_file_of(*ctx, source);
+  lock_holding_process stopped_elsewhere(dir_ / "another-entry.lock", /*stopped=*/true);
+  lock_holding_process holder(lock, /*stopped=*/false);
+  // The holder writes itself just after taking the lock: let it, then put the stale name back.
+  const auto file_text = [&] {
+    std::ifstream in(lock);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  while (file_text().rfind(std::to_string(holder.pid()) + " ", 0) != 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  {
+    std::ofstream stale(lock, std::ios::trunc);
+    stale << stopped_elsewhere.pid() << " test-holder\n";
+  }
+  ::testing::internal::CaptureStderr();
+  get_within_a_minute(*ctx, source, holder);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  // Waited the whole timeout for the running holder, not given up at once on the stopped one.
+  EXPECT_THAT(warnings, HasSubstr("held by process " + std::to_string(stopped_elsewhere.pid()) +
+                                  " test-holder (waited"));
+  EXPECT_THAT(warnings, ::testing::Not(HasSubstr("(stopped)")));
+  EXPECT_EQ(ctx->programs().counters().lock_timeouts, 1u);
+}
+
 TEST(ProgramCacheEnvironment, ALockTimeoutThatIsNotANumberIsNamed) {
   ::setenv("TESSERA_CACHE_LOCK_TIMEOUT", "ten", 1);
   try {
