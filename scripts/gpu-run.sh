@@ -71,8 +71,9 @@ step_fused_gemm() {
 }
 
 step_kernel_generator() {
-  targets tessera_kernel_generator_tests bench_kernel_generator || return 1
+  targets tessera_kernel_generator_tests tessera_kernel_generator_cache_tests bench_kernel_generator || return 1
   TESSERA_CACHE=off timeout 120 "$build/tests/kernel_generator/tessera_kernel_generator_tests" --gtest_brief=1
+  TESSERA_CACHE=off timeout 60 "$build/tests/kernel_generator/tessera_kernel_generator_cache_tests" --gtest_brief=1
   TESSERA_BENCH_MAX_LOG2=28 bench 300 benchmark/kernel_generator/bench_kernel_generator kernel_generator \
     --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.2
 }
@@ -85,15 +86,17 @@ step_tile() {
 }
 
 step_unified() {
-  targets tessera_unified_tests bench_unified || return 1
-  timeout 120 "$build/tests/unified/tessera_unified_tests" --gtest_filter='*opencl*:unified_tracing*:reduction_layout*'
+  targets tessera_unified_tests tessera_unified_tracing_tests bench_unified || return 1
+  timeout 120 "$build/tests/unified/tessera_unified_tests" --gtest_filter='*opencl*:reduction_layout*'
+  timeout 60 "$build/tests/unified/tessera_unified_tracing_tests"
   bench 300 benchmark/unified/bench_unified unified \
     --benchmark_filter='(opencl.*/(1048576|16777216|67108864))|(omp.*/(1048576|16777216|67108864))' \
     --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.05
 }
 
 step_reductions() {
-  targets tessera_kernel_generator_tests tessera_unified_tests bench_kernel_generator_reductions bench_unified || return 1
+  targets tessera_kernel_generator_tests tessera_kernel_generator_cache_tests tessera_unified_tests \
+    tessera_unified_tracing_tests bench_kernel_generator_reductions bench_unified || return 1
   device_tests '^(KernelGenerator|unified_kernels|unified_tracing|kernel_semantics|reduction_layout)' 300
   local tests=$?
   TESSERA_BENCH_LARGE=1 bench 240 benchmark/kernel_generator/bench_kernel_generator_reductions reductions \

@@ -11,7 +11,7 @@ log_dir=$(mktemp -d)
 trap 'rm -rf "$log_dir"' EXIT
 
 groups=(
-  "$build/tests/unified/tessera_unified_tests --gtest_filter=unified_tracing.*"
+  "$build/tests/unified/tessera_unified_tracing_tests --gtest_filter=unified_tracing.*"
   "$build/tests/runtime/tessera_runtime_tests --gtest_filter=ProgramCache*:runtime_exit.*:covering_event.*"
 )
 export TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-$build/test-kernel-cache}

@@ -24,8 +24,8 @@ case "$mode" in
     # Every area's test executables and the tools their tests run; not the slow suites, the
     # benchmarks or the full tuners (the tests run the _ci ones): the build is most of CI's time.
     targets=(tessera_runtime_tests tessera_cache_probe tessera_exit_probe tessera_codegen_tests
-             tessera_kernel_generator_tests tessera_blas_tests tessera_fused_gemm_tests
-             tessera_unified_tests tile_tests tile_cli_tests tessera-tile tessera_info_tests
+             tessera_kernel_generator_tests tessera_kernel_generator_cache_tests tessera_blas_tests
+             tessera_fused_gemm_tests tessera_unified_tests tessera_unified_tracing_tests tile_tests tile_cli_tests tessera-tile tessera_info_tests
              tessera-info tessera_baselines_tests tessera_auto_tuner_tests tune_nn_ci tune_nt_ci
              tune_tn_ci tune_all_ci tune_replay tessera_gemm_round_trip)
     # Not run: the slow and fuzz labels (and the placeholders of the slow suites left unbuilt),
@@ -42,8 +42,8 @@ case "$mode" in
     flags="-fsanitize=thread"
     optimize=-O1  # TSan's documented level; its build is small
     build=${TESSERA_SANITIZER_BUILD_DIR:-$root/build-tsan}
-    targets=(tessera_runtime_tests tessera_cache_probe tessera_exit_probe tessera_unified_tests
-             tessera_kernel_generator_tests)
+    targets=(tessera_runtime_tests tessera_cache_probe tessera_exit_probe tessera_unified_tracing_tests
+             tessera_kernel_generator_cache_tests)
     # Tests where threads (or processes) share a cache, a kernel or a queue.
     tests=(-R "ProgramCache|KernelCache\.|KernelLaunch\.SeveralThreads|covering_event|runtime_exit|unified_tracing\.traces_on_several_threads|KernelGeneratorCache")
     export TSAN_OPTIONS="suppressions=$supp/tsan.supp:halt_on_error=1:second_deadlock_stack=1:print_suppressions=0"

@@ -22,5 +22,26 @@ runtime::kernel build_kernel(const runtime::context& ctx, const std::string& sou
   return kernel;
 }
 
+cl::Event launch_elementwise(runtime::kernel_cache<std::vector<int>, runtime::kernel>& cache, const assignment_code& code,
+                             shape result, const runtime::context& ctx, const std::vector<int>& reductions) {
+  const elementwise_split split = choose_elementwise_split(planning_device(ctx.device()), result.rows, result.cols);
+  // The pattern is taken after the targets are prepared: preparing may change a view.
+  matrix_recorder recorder;
+  code.record_matrices(recorder);
+  std::vector<int> pattern = recorder.aliasing_pattern();
+  pattern.push_back(-1);
+  pattern.insert(pattern.end(), reductions.begin(), reductions.end());
+  pattern.push_back(static_cast<int>(split));
+  const auto kernel = counted_get(cache, ctx, pattern, [&] { return build_kernel(ctx, generate_kernel_source(code, split)); });
+  const elementwise_launch launch =
+      plan_elementwise_launch(split, kernel->power_of_two_work_group(256), result.rows, result.cols);
+  argument_list arguments;
+  code.gather_arguments(arguments, result.rows, result.cols);
+  const auto given = arguments.arguments();
+  std::vector<runtime::kernel_argument> values(given.begin(), given.end());
+  if (split != elementwise_split::none) values.emplace_back(launch.item_step);
+  return kernel->launch(ctx, launch.range, values);
+}
+
 }  // namespace detail
 }  // namespace tessera::kernel_generator

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <string>
+#include <vector>
 
 namespace tessera::kernel_generator {
 
@@ -14,6 +16,79 @@ constexpr std::size_t least_split_elements = std::size_t{1} << 16;
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 }  // namespace
+
+void emit_elementwise_kernel(kernel_context& kc, const assignment_code& code, elementwise_split split) {
+  auto& b = kc.builder();
+  b.declare("const int", "i", "get_global_id(0)");
+  b.declare("const int", "j", "get_global_id(1) + get_global_size(1) * get_global_id(2)");
+  if (split == elementwise_split::none) {
+    kc.open_scope("if (i < rows && j < cols)");
+    code.store(kc, code.values_at(kc, "i", "j"), "i", "j");
+    kc.close_scope();
+    return;
+  }
+  const bool by_columns = split == elementwise_split::columns;
+  const std::string step = b.add_scalar_parameter("int", "item_step");
+  const std::string fixed = by_columns ? "i" : "j", moving = by_columns ? "j" : "i";
+  const std::string limit = by_columns ? "cols" : "rows";
+  kc.open_scope("if (" + fixed + " < " + (by_columns ? "rows" : "cols") + ")");
+  std::vector<std::string> unclamped, clamped;
+  for (int u = 0; u < elementwise_items; ++u) {
+    const std::string index = moving + std::to_string(u);
+    unclamped.push_back(index);
+    clamped.push_back(index + "_in");
+    b.declare("const int", index, moving + (u == 0 ? "" : " + " + std::to_string(u) + " * " + step));
+    b.declare("const int", index + "_in", "min(" + index + ", " + limit + " - 1)");
+  }
+  std::vector<std::vector<std::string>> values;
+  for (int u = 0; u < elementwise_items; ++u) {
+    const std::string& m = clamped[static_cast<std::size_t>(u)];
+    values.push_back(by_columns ? code.values_at(kc, "i", m) : code.values_at(kc, m, "j"));
+  }
+  for (int u = 0; u < elementwise_items; ++u) {
+    const auto k = static_cast<std::size_t>(u);
+    kc.open_scope("if (" + unclamped[k] + " < " + limit + ")");
+    if (by_columns)
+      code.store(kc, values[k], "i", clamped[k]);
+    else
+      code.store(kc, values[k], clamped[k], "j");
+    kc.close_scope();
+  }
+  kc.close_scope();
+}
+
+std::string generate_store_step_source(const assignment_code& code, const std::vector<const void*>& producers) {
+  const bool one_target = code.results() == 1;
+  codegen::kernel_builder builder(one_target ? "tessera_epilogue" : "tessera_store_step");
+  kernel_context kc(builder, /*restrict_matrices=*/false);  // C is also the GEMM kernel's C
+  code.declare_parameters(kc);
+  const std::string i = "i", j = "j";
+  for (const void* producer : producers) kc.remember(producer, i, j, "gemm_value");
+  const std::vector<std::string> values = code.values_at(kc, i, j);
+  if (one_target)
+    builder.statement("return " + cast_to("REAL", values[0]));
+  else
+    code.store(kc, values, i, j);
+  std::string parameters, names;
+  for (const std::string& p : builder.parameter_declarations()) parameters += ", " + p;
+  for (const std::string& n : builder.parameter_names()) names += ", " + n;
+  builder.define("GEMM_EPILOGUE_PARAMETERS", parameters);
+  builder.define("GEMM_EPILOGUE_ARGUMENTS", names);
+  if (one_target)
+    builder.define("GEMM_EPILOGUE(value, row, col)", "tessera_epilogue((value), (row), (col) GEMM_EPILOGUE_ARGUMENTS)");
+  else
+    builder.define("GEMM_STORE_STEP(value, row, col)",
+                   "tessera_store_step((value), (row), (col) GEMM_EPILOGUE_ARGUMENTS)");
+  return builder.function_source("const REAL gemm_value, const int i, const int j", one_target ? "REAL" : "void");
+}
+
+std::string generate_kernel_source(const assignment_code& code, elementwise_split split) {
+  codegen::kernel_builder builder("evaluate");
+  kernel_context kc(builder);
+  code.declare_parameters(kc);
+  emit_elementwise_kernel(kc, code, split);
+  return builder.source();
+}
 
 elementwise_split choose_elementwise_split(const runtime::device_info& device, index_t rows, index_t cols) {
   const auto r = static_cast<std::size_t>(std::max<index_t>(rows, 0));

@@ -223,9 +223,10 @@ std::string assignment_source(const std::tuple<Targets...>& targets, const std::
   } else {
     reduction_analysis analysis;
     analyze_reductions(expressions, analysis);
+    const auto code = code_of(targets, expressions);
     if (runs_fused_levels(analysis, result, planning_device(ctx.device())))
       return "// one kernel: each reduction by the group owning its rows (columns), then the result\n" +
-             generate_fused_levels_source(targets, expressions, distinct_levels(analysis));
+             generate_fused_levels_source(code, distinct_levels(analysis));
     materialized_reductions stand_ins;
     std::string source;
     for (const reduction_site* site : analysis.to_materialize) {
@@ -235,14 +236,12 @@ std::string assignment_source(const std::tuple<Targets...>& targets, const std::
       site->stand_in(ctx);
       stand_ins.add(site->release);
     }
-    if (analysis.roots.empty()) return source + generate_kernel_source(targets, expressions, split);
+    if (analysis.roots.empty()) return source + generate_kernel_source(code, split);
     const reduction_site& first = *analysis.roots.front();
     const bool blocked = reduction_rows_blocked(planning_device(ctx.device()), first.rowwise, first.outputs);
     return source + "// the pass over the terms\n" +
-           (blocked ? generate_blocked_rows_pass(targets, expressions, analysis.roots)
-                    : generate_reduction_source(targets, expressions, analysis.roots, false)) +
-           "\n// the finishing pass (when the terms are split into parts)\n" +
-           generate_reduction_source(targets, expressions, analysis.roots, true);
+           (blocked ? generate_blocked_rows_pass(code, analysis.roots) : generate_reduction_source(code, analysis.roots, false)) +
+           "\n// the finishing pass (when the terms are split into parts)\n" + generate_reduction_source(code, analysis.roots, true);
   }
 }
 }  // namespace detail

@@ -55,32 +55,18 @@ std::shared_ptr<Value> counted_get(runtime::kernel_cache<std::vector<int>, Value
   return value;
 }
 
-/// The elementwise kernel of an assignment: found or generated, launched with its arguments.
-/// reductions: which of its reductions are materialized (reduction_skeleton.hpp), a part of the
-/// key since a materialized reduction is read instead of computed; so is the split.
+/// The elementwise kernel of an assignment: found in cache (its type's) or generated, launched
+/// with its arguments. reductions: which of its reductions are materialized
+/// (reduction_skeleton.hpp), a part of the key since a materialized reduction is read instead of
+/// computed; so is the split.
+cl::Event launch_elementwise(runtime::kernel_cache<std::vector<int>, runtime::kernel>& cache, const assignment_code& code,
+                             shape result, const runtime::context& ctx, const std::vector<int>& reductions);
+
 template <typename Key, typename... Targets, typename... Expressions>
 cl::Event launch_elementwise_assignment(const std::tuple<Targets...>& targets,
                                         const std::tuple<Expressions...>& expressions, shape result,
                                         const runtime::context& ctx, const std::vector<int>& reductions = {}) {
-  const elementwise_split split = choose_elementwise_split(planning_device(ctx.device()), result.rows, result.cols);
-  // The pattern is taken after the targets are prepared: preparing may change a view.
-  matrix_recorder recorder;
-  visit_kernel_parameters(recorder, targets, expressions, 0, 0);
-  std::vector<int> pattern = recorder.aliasing_pattern();
-  pattern.push_back(-1);
-  pattern.insert(pattern.end(), reductions.begin(), reductions.end());
-  pattern.push_back(static_cast<int>(split));
-  const auto kernel = counted_get(elementwise_kernels<Key>, ctx, pattern, [&] {
-    return build_kernel(ctx, generate_kernel_source(targets, expressions, split));
-  });
-  const elementwise_launch launch =
-      plan_elementwise_launch(split, kernel->power_of_two_work_group(256), result.rows, result.cols);
-  argument_list arguments;
-  visit_kernel_parameters(arguments, targets, expressions, result.rows, result.cols);
-  const auto given = arguments.arguments();
-  std::vector<runtime::kernel_argument> values(given.begin(), given.end());
-  if (split != elementwise_split::none) values.emplace_back(launch.item_step);
-  return kernel->launch(ctx, launch.range, values);
+  return launch_elementwise(elementwise_kernels<Key>, code_of(targets, expressions), result, ctx, reductions);
 }
 }  // namespace detail
 

@@ -36,9 +36,6 @@ namespace tessera::kernel_generator {
 
 namespace detail {
 
-/// Independent accumulators per lane.
-inline constexpr int reduction_unroll = 4;
-
 /// The two kernels of a reduction assignment: the pass over the terms, and the pass that
 /// finishes several parts.
 struct reduction_kernels {
@@ -126,102 +123,12 @@ inline void materialize_reductions(const reduction_analysis& analysis, const run
   }
 }
 
-/// The names a reduction kernel's code uses for its result's (i, j), its lane and the like.
-struct reduction_names {
-  std::string out;      // the result's index along its vector: i (rowwise) or j
-  std::string outputs;  // how many results: rows or cols
-  std::string lane, lanes, slot;
-};
-
-inline reduction_names declare_indices(codegen::kernel_builder& b, bool rowwise, bool finishing) {
-  if (finishing) {
-    // Results along the first dimension, the lanes sharing each result's parts along the second.
-    b.declare("const int", rowwise ? "i" : "j", "get_global_id(0)");
-    b.declare("const int", rowwise ? "j" : "i", "0");
-    b.declare("const int", "l0", "get_local_id(0)");
-    b.declare("const int", "l1", "get_local_id(1)");
-    b.declare("const int", "L0", "get_local_size(0)");
-    b.declare("const int", "L1", "get_local_size(1)");
-    return {rowwise ? "i" : "j", rowwise ? "rows" : "cols", "l1", "L1", "l1 * L0 + l0"};
-  }
-  b.declare("const int", "l0", "get_local_id(0)");
-  b.declare("const int", "l1", "get_local_id(1)");
-  b.declare("const int", "L0", "get_local_size(0)");
-  b.declare("const int", "L1", "get_local_size(1)");
-  if (rowwise) {
-    b.declare("const int", "i", "get_global_id(0)");
-    b.declare("const int", "j", "0");
-    b.declare("const int", "part", "get_group_id(1)");
-  } else {
-    b.declare("const int", "i", "0");
-    b.declare("const int", "j", "(get_group_id(1) + get_num_groups(1) * get_group_id(2)) * L1 + l1");
-    b.declare("const int", "part", "get_group_id(0)");
-  }
-  return {rowwise ? "i" : "j", rowwise ? "rows" : "cols", rowwise ? "l1" : "l0", rowwise ? "L1" : "L0",
-          "l1 * L0 + l0"};
-}
-
-/// acc (with compensation acc_c when compensated) += value, or acc = combine(acc, value).
-/// The compensation lives in acc_c (by default acc + "_c").
-inline void emit_accumulate(codegen::kernel_builder& b, const reduction_site& site, const std::string& acc,
-                            const std::string& value, std::string acc_c = {}) {
-  if (acc_c.empty()) acc_c = acc + "_c";
-  if (site.compensated) {
-    // Kahan: acc_c carries the low-order bits the previous addition lost.
-    const std::string y = b.declare_fresh(site.type, value + " - " + acc_c, "y");
-    const std::string t = b.declare_fresh(site.type, acc + " + " + y, "t");
-    b.assign(acc_c, "(" + t + " - " + acc + ") - " + y);
-    b.assign(acc, t);
-  } else {
-    b.assign(acc, site.combine(acc, value));
-  }
-}
-
-/// Generates the rest of every expression on the roots' finished values (red[r]) at (i, j)
-/// and stores them: the one place the skeleton writes results.
-template <typename Targets, typename Expressions>
-void emit_finished_results(kernel_context& kc, const Targets& targets, const Expressions& expressions,
-                           const std::vector<const reduction_site*>& roots, const std::vector<std::string>& red) {
-  for (std::size_t r = 0; r < roots.size(); ++r) kc.remember(roots[r]->node, "i", "j", red[r]);
-  const auto values = std::apply(
-      [&](const auto&... e) { return std::array<std::string, sizeof...(e)>{e.generate(kc, "i", "j")...}; },
-      expressions);
-  emit_store_step(kc, targets, values, "i", "j");
-}
-
-/// The tree over a work-group's lanes: each lane's value in scratch[slot] (partner: the slot
-/// of the lane s further), lane 0 ending with the combination of all, in a fixed order.
-inline void emit_lane_tree(kernel_context& kc, const std::vector<const reduction_site*>& roots,
-                           const std::vector<std::string>& scratch, const reduction_names& n,
-                           const std::string& partner) {
-  auto& b = kc.builder();
-  kc.open_scope("for (int s = " + n.lanes + " >> 1; s > 0; s >>= 1)");
-  b.statement("barrier(CLK_LOCAL_MEM_FENCE)");
-  kc.open_scope("if (" + n.lane + " < s)");
-  for (std::size_t r = 0; r < roots.size(); ++r)
-    b.assign(scratch[r] + "[" + n.slot + "]",
-             roots[r]->combine(scratch[r] + "[" + n.slot + "]", scratch[r] + "[" + partner + "]"));
-  kc.close_scope();
-  kc.close_scope();
-}
-
-/// The parameters the reduction kernels add to the assignment's, in the order
-/// launch_reduction_assignment sets them: parts (the pass: part_length, lane_chunk, lane_span,
-/// lane_step), then per root its partial results (read-only in the finishing pass) and its local
-/// scratch. Returns the names of the partials and of the scratch arrays.
-inline std::pair<std::vector<std::string>, std::vector<std::string>> declare_reduction_parameters(
-    codegen::kernel_builder& b, const std::vector<const reduction_site*>& roots, bool finishing) {
-  b.add_scalar_parameter("int", "parts");
-  if (!finishing)
-    for (const char* name : {"part_length", "lane_chunk", "lane_span", "lane_step"}) b.add_scalar_parameter("int", name);
-  std::vector<std::string> partials, scratch;
-  for (std::size_t r = 0; r < roots.size(); ++r) {
-    partials.push_back(b.add_pointer_parameter(roots[r]->type, "partials" + std::to_string(r), finishing));
-    scratch.push_back(b.add_pointer_parameter(roots[r]->type, "scratch" + std::to_string(r), false,
-                                              codegen::address_space::local));
-  }
-  return {std::move(partials), std::move(scratch)};
-}
+/// The OpenCL C of the pass over the terms (finishing = false) or of the finishing pass.
+/// Parameters: the assignment's (visit_kernel_parameters), then parts, part_length, lane_chunk,
+/// lane_span, lane_step, and per root its partial results and its local scratch (the finishing
+/// pass: parts, then the partial results).
+std::string generate_reduction_source(const assignment_code& code, const std::vector<const reduction_site*>& roots,
+                                      bool finishing);
 
 /// The pass over the terms of a CPU's rowwise reduction in blocks (reduction_rows_blocked): work-item
 /// b takes rows_per_item consecutive rows from row b * rows_per_item and walks its part's columns
@@ -229,226 +136,13 @@ inline std::pair<std::vector<std::string>, std::vector<std::string>> declare_red
 /// the independent chains, and the loop over them is what the CPU vectorizes). A block past the last
 /// row reads its rows clamped into the matrix and stores only those inside it. Parameters as
 /// generate_reduction_source's pass (lane_chunk, lane_span and lane_step go unused: one lane).
-template <typename Targets, typename Expressions>
-std::string generate_blocked_rows_pass(const Targets& targets, const Expressions& expressions,
-                                       const std::vector<const reduction_site*>& roots) {
-  codegen::kernel_builder b("evaluate");
-  kernel_context kc(b);
-  visit_kernel_parameters(kc, targets, expressions, 0, 0);
-  const std::string length = kc.integer_parameter_of(roots.front()->node, "length");
-  const std::vector<std::string> partials = declare_reduction_parameters(b, roots, false).first;
-  const std::string block = std::to_string(rows_per_item);
-  b.declare("const int", "i0", "get_global_id(0) * " + block);
-  b.declare("const int", "j", "0");
-  b.declare("const int", "part", "get_group_id(1)");
-  b.declare("const int", "k_begin", "part * part_length");
-  b.declare("const int", "k_end", "(int)min((long)" + length + ", (long)k_begin + part_length)");
-  std::vector<std::string> acc, acc_c;
-  for (std::size_t r = 0; r < roots.size(); ++r) {
-    acc.push_back(b.fresh_name("acc"));
-    acc_c.push_back(acc.back() + "_c");
-    b.statement(roots[r]->type + " " + acc.back() + "[" + block + "]");
-    if (roots[r]->compensated) b.statement(roots[r]->type + " " + acc_c.back() + "[" + block + "]");
-    kc.open_scope("for (int r = 0; r < " + block + "; ++r)");
-    b.assign(acc.back() + "[r]", roots[r]->initial);
-    if (roots[r]->compensated) b.assign(acc_c.back() + "[r]", "0");
-    kc.close_scope();
-  }
-  // The walk over the columns, twice: whole blocks read their rows as they are (a contiguous
-  // run the compiler vectorizes), the last one clamped.
-  const auto walk = [&](const std::string& row) {
-    kc.open_scope("for (int k = k_begin; k < k_end; ++k)");
-    kc.open_scope("for (int r = 0; r < " + block + "; ++r)");
-    b.declare("const int", "ir", row);
-    for (std::size_t r = 0; r < roots.size(); ++r)
-      emit_accumulate(b, *roots[r], acc[r] + "[r]", roots[r]->term(kc, "ir", "k"), acc_c[r] + "[r]");
-    kc.close_scope();
-    kc.close_scope();
-  };
-  kc.open_scope("if (i0 + " + block + " <= rows)");
-  walk("i0 + r");
-  kc.close_scope();
-  kc.open_scope("else");
-  walk("min(i0 + r, rows - 1)");
-  kc.close_scope();
+std::string generate_blocked_rows_pass(const assignment_code& code, const std::vector<const reduction_site*>& roots);
 
-  kc.open_scope("for (int r = 0; r < " + block + "; ++r)");
-  b.declare("const int", "i", "i0 + r");
-  kc.open_scope("if (i < rows)");
-  std::vector<std::string> red(roots.size());
-  for (std::size_t r = 0; r < roots.size(); ++r)
-    red[r] = b.declare_fresh(roots[r]->type,
-                             roots[r]->compensated ? "(" + acc[r] + "[r] - " + acc_c[r] + "[r])" : acc[r] + "[r]", "r");
-  kc.open_scope("if (parts == 1)");
-  emit_finished_results(kc, targets, expressions, roots, red);
-  kc.close_scope();
-  kc.open_scope("else");
-  for (std::size_t r = 0; r < roots.size(); ++r) b.assign(partials[r] + "[(long)part * rows + i]", red[r]);
-  kc.close_scope();
-  kc.close_scope();
-  kc.close_scope();
-  return b.source();
-}
-
-/// The OpenCL C of the pass over the terms (finishing = false) or of the finishing pass.
-/// Parameters: the assignment's (visit_kernel_parameters), then parts, part_length, lane_chunk,
-/// lane_span, lane_step, and per root its partial results and its local scratch (the finishing
-/// pass: parts, then the partial results).
-template <typename Targets, typename Expressions>
-std::string generate_reduction_source(const Targets& targets, const Expressions& expressions,
-                                      const std::vector<const reduction_site*>& roots, bool finishing) {
-  codegen::kernel_builder b("evaluate");
-  kernel_context kc(b);
-  visit_kernel_parameters(kc, targets, expressions, 0, 0);
-  const reduction_site& first = *roots.front();
-  const bool rowwise = first.rowwise;
-  const std::string length = kc.integer_parameter_of(first.node, "length");
-  const auto [partials, scratch] = declare_reduction_parameters(b, roots, finishing);
-  const reduction_names n = declare_indices(b, rowwise, finishing);
-  const std::string in_range = n.out + " < " + n.outputs;
-  std::vector<std::string> red(roots.size());
-
-  if (finishing) {
-    // Lane l combines parts l, l + L1, ... in order, then the tree combines the lanes.
-    for (std::size_t r = 0; r < roots.size(); ++r) {
-      const reduction_site& site = *roots[r];
-      const std::string acc = b.fresh_name("acc");
-      b.declare(site.type, acc, site.initial);
-      if (site.compensated) b.declare(site.type, acc + "_c", "0");
-      kc.open_scope("if (" + in_range + ")");
-      kc.open_scope("for (int p = l1; p < parts; p += L1)");
-      emit_accumulate(b, site, acc, partials[r] + "[(long)p * " + n.outputs + " + " + n.out + "]");
-      kc.close_scope();
-      kc.close_scope();
-      b.assign(scratch[r] + "[" + n.slot + "]", site.compensated ? "(" + acc + " - " + acc + "_c)" : acc);
-    }
-    emit_lane_tree(kc, roots, scratch, n, "l1 * L0 + l0 + s * L0");
-    kc.open_scope("if (l1 == 0 && " + in_range + ")");
-    for (std::size_t r = 0; r < roots.size(); ++r) red[r] = b.declare_fresh(roots[r]->type, scratch[r] + "[l0]", "r");
-    emit_finished_results(kc, targets, expressions, roots, red);
-    kc.close_scope();
-    return b.source();
-  }
-
-  b.declare("const int", "part_begin", "part * part_length");
-  b.declare("const int", "part_end", "(int)min((long)" + length + ", (long)part_begin + part_length)");
-  b.declare("const int", "k_begin", "part_begin + " + n.lane + " * lane_chunk");
-  b.declare("const int", "k_end", "(int)min((long)part_end, (long)k_begin + lane_span)");
-  // acc[r][u]: root r's accumulator u.
-  std::vector<std::vector<std::string>> acc(roots.size());
-  for (std::size_t r = 0; r < roots.size(); ++r)
-    for (int u = 0; u < reduction_unroll; ++u) {
-      acc[r].push_back(b.fresh_name("acc"));
-      b.declare(roots[r]->type, acc[r][u], roots[r]->initial);
-      if (roots[r]->compensated) b.declare(roots[r]->type, acc[r][u] + "_c", "0");
-    }
-  const auto term_at = [&](const reduction_site& site, const std::string& k) {
-    return rowwise ? site.term(kc, "i", k) : site.term(kc, k, "j");
-  };
-  kc.open_scope("if (" + in_range + ")");
-  b.declare("int", "k", "k_begin");
-  kc.open_scope("for (; k < k_end - " + std::to_string(reduction_unroll - 1) + " * lane_step; k += " +
-                std::to_string(reduction_unroll) + " * lane_step)");
-  std::vector<std::string> ks{"k"};
-  for (int u = 1; u < reduction_unroll; ++u)
-    ks.push_back(b.declare_fresh("int", "k + " + std::to_string(u) + " * lane_step", "k"));
-  // Every load first, then the accumulations: the loads do not wait for each other.
-  std::vector<std::vector<std::string>> terms(roots.size());
-  for (std::size_t r = 0; r < roots.size(); ++r)
-    for (int u = 0; u < reduction_unroll; ++u) terms[r].push_back(term_at(*roots[r], ks[static_cast<std::size_t>(u)]));
-  for (std::size_t r = 0; r < roots.size(); ++r)
-    for (int u = 0; u < reduction_unroll; ++u) emit_accumulate(b, *roots[r], acc[r][u], terms[r][u]);
-  kc.close_scope();
-  kc.open_scope("for (; k < k_end; k += lane_step)");
-  for (std::size_t r = 0; r < roots.size(); ++r) emit_accumulate(b, *roots[r], acc[r][0], term_at(*roots[r], "k"));
-  kc.close_scope();
-  kc.close_scope();
-
-  // The lane's result (accumulators in a fixed order), then the tree over the group's lanes.
-  for (std::size_t r = 0; r < roots.size(); ++r) {
-    const reduction_site& site = *roots[r];
-    const auto value = [&](int u) {
-      return site.compensated ? "(" + acc[r][u] + " - " + acc[r][u] + "_c)" : acc[r][u];
-    };
-    std::string combined = value(0);
-    for (int u = 1; u < reduction_unroll; ++u)  // a variable each step: combine may name its operands twice
-      combined = b.declare_fresh(site.type, site.combine(combined, value(u)), "r");
-    b.assign(scratch[r] + "[" + n.slot + "]", combined);
-  }
-  emit_lane_tree(kc, roots, scratch, n, rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s");
-
-  kc.open_scope("if (" + n.lane + " == 0 && " + in_range + ")");
-  for (std::size_t r = 0; r < roots.size(); ++r)
-    red[r] = b.declare_fresh(roots[r]->type, scratch[r] + "[" + n.slot + "]", "r");
-  kc.open_scope("if (parts == 1)");
-  emit_finished_results(kc, targets, expressions, roots, red);
-  kc.close_scope();
-  kc.open_scope("else");
-  for (std::size_t r = 0; r < roots.size(); ++r)
-    b.assign(partials[r] + "[(long)part * " + n.outputs + " + " + n.out + "]", red[r]);
-  kc.close_scope();
-  kc.close_scope();
-  return b.source();
-}
-
-/// The reduction kernels of an assignment: found or generated, planned and launched.
-template <typename Key, typename... Targets, typename... Expressions>
-cl::Event launch_reduction_assignment(const std::tuple<Targets...>& targets,
-                                      const std::tuple<Expressions...>& expressions, shape result,
-                                      const runtime::context& ctx, const reduction_analysis& analysis) {
-  const std::vector<const reduction_site*>& roots = analysis.roots;
-  matrix_recorder recorder;
-  visit_kernel_parameters(recorder, targets, expressions, 0, 0);
-  std::vector<int> pattern = recorder.aliasing_pattern();
-  pattern.push_back(-1);
-  pattern.insert(pattern.end(), analysis.pattern.begin(), analysis.pattern.end());
-  const reduction_site& first = *roots.front();
-  const runtime::device_info& device = planning_device(ctx.device());
-  const bool blocked = reduction_rows_blocked(device, first.rowwise, first.outputs);
-  pattern.push_back(blocked ? 1 : 0);
-  const auto kernels = counted_get(reduction_kernel_cache<Key>, ctx, pattern, [&] {
-    return reduction_kernels{build_kernel(ctx, blocked ? generate_blocked_rows_pass(targets, expressions, roots)
-                                                       : generate_reduction_source(targets, expressions, roots, false)),
-                             build_kernel(ctx, generate_reduction_source(targets, expressions, roots, true))};
-  });
-  const reduction_plan plan =
-      plan_reduction(device, first.rowwise, first.outputs, first.length, kernels->pass.power_of_two_work_group(256));
-
-  argument_list assignment_arguments;
-  visit_kernel_parameters(assignment_arguments, targets, expressions, result.rows, result.cols);
-  const auto given = assignment_arguments.arguments();
-  std::vector<runtime::kernel_argument> pass(given.begin(), given.end());
-  std::vector<runtime::kernel_argument> finish(given.begin(), given.end());
-  const int parts = to_kernel_int(plan.parts, "reduction parts");
-  pass.emplace_back(parts);
-  finish.emplace_back(parts);
-  for (const index_t value : {plan.part_length, plan.lane_chunk, plan.lane_span, plan.lane_step})
-    pass.emplace_back(to_kernel_int(value, "reduction plan"));
-  std::vector<runtime::device_buffer> workspaces;
-  workspaces.reserve(roots.size());
-  const std::size_t group = plan.local0 * plan.local1;
-  for (const reduction_site* site : roots) {
-    if (plan.parts > 1)
-      workspaces.emplace_back(ctx, static_cast<std::size_t>(plan.parts) * static_cast<std::size_t>(site->outputs) *
-                                       site->element_bytes);
-    else
-      workspaces.emplace_back();
-    pass.emplace_back(workspaces.back().handle());
-    pass.emplace_back(runtime::local_memory{group * site->element_bytes});
-    finish.emplace_back(workspaces.back().handle());
-    finish.emplace_back(runtime::local_memory{plan.finish_lanes * plan.finish_results * site->element_bytes});
-  }
-  const runtime::launch_range range{
-      {plan.groups0 * plan.local0, plan.groups1 * plan.local1, plan.groups2}, {plan.local0, plan.local1, 1}, 3};
-  const cl::Event first_event = kernels->pass.launch(ctx, range, pass);
-  if (plan.parts == 1) return first_event;
-  const auto outputs = static_cast<std::size_t>(first.outputs);
-  kernels->finish.launch(ctx,
-                         runtime::launch_range::two_d(runtime::round_up(outputs, plan.finish_results),
-                                                      plan.finish_lanes, plan.finish_results, plan.finish_lanes),
-                         finish);
-  return runtime::covering_event(ctx, first_event);
-}
+/// The reduction kernels of an assignment (analysis.roots in place): found in cache (its type's)
+/// or generated, planned and launched.
+cl::Event launch_reduction_assignment(runtime::kernel_cache<std::vector<int>, reduction_kernels>& cache,
+                                      const assignment_code& code, shape result, const runtime::context& ctx,
+                                      const reduction_analysis& analysis);
 
 /// The most bytes of rows (columns) one fused-levels work-group reads again.
 inline constexpr std::size_t max_fused_group_bytes = std::size_t{256} << 10;
@@ -461,41 +155,11 @@ inline constexpr std::size_t max_fused_group_bytes = std::size_t{256} << 10;
 /// while they are still in the cache instead of materializing each reduction by kernels of its
 /// own. On a GPU only: a CPU's work-item would walk the rows of column-major data with their
 /// stride (its reductions keep the materializing kernels and their contiguous runs).
-inline bool runs_fused_levels(const reduction_analysis& analysis, shape result, const runtime::device_info& device) {
-  if (device.type == runtime::device_type::cpu || !analysis.roots.empty() || analysis.to_materialize.empty())
-    return false;
-  if (std::any_of(analysis.pattern.begin(), analysis.pattern.end(), [](int kind) { return kind != 0; })) return false;
-  const bool rowwise = analysis.to_materialize.front()->rowwise;
-  const bool one_direction =
-      std::all_of(analysis.to_materialize.begin(), analysis.to_materialize.end(), [&](const reduction_site* s) {
-        return s->rowwise == rowwise && s->outputs == (rowwise ? result.rows : result.cols) &&
-               s->length == (rowwise ? result.cols : result.rows) && !s->materialized();
-      });
-  if (!one_direction) return false;
-  // Few rows (columns) would leave compute units idle: materializing splits long reductions
-  // into parts.
-  const fused_levels_plan plan = plan_fused_levels(rowwise, result.rows, result.cols, 1024);
-  if (plan.groups() < std::max(device.compute_units, 1u)) return false;
-  // The rows a group reads again must be few enough that the groups at work keep theirs in the
-  // cache; otherwise every level reads from memory as materializing does, with fewer groups to
-  // hide it (8192 x 8192 by rows, 1 MB per group, on an H100: 0.24x the copy fused, 0.28x not).
-  std::size_t element_bytes = 0;
-  for (const reduction_site* s : analysis.to_materialize) element_bytes = std::max(element_bytes, s->element_bytes);
-  const std::size_t group_bytes =
-      (rowwise ? plan.local0 * static_cast<std::size_t>(result.cols) : plan.local1 * static_cast<std::size_t>(result.rows)) *
-      element_bytes;
-  return group_bytes <= max_fused_group_bytes;
-}
+bool runs_fused_levels(const reduction_analysis& analysis, shape result, const runtime::device_info& device);
 
 /// The reductions of a fused-levels kernel: each node of analysis.to_materialize once, deepest
 /// first (a node reached on several paths first where it is deepest).
-inline std::vector<const reduction_site*> distinct_levels(const reduction_analysis& analysis) {
-  std::vector<const reduction_site*> levels;
-  for (const reduction_site* site : analysis.to_materialize)
-    if (std::none_of(levels.begin(), levels.end(), [&](const reduction_site* l) { return l->node == site->node; }))
-      levels.push_back(site);
-  return levels;
-}
+std::vector<const reduction_site*> distinct_levels(const reduction_analysis& analysis);
 
 /// The fused-levels kernels of the assignments of type Key.
 template <typename Key>
@@ -504,126 +168,13 @@ inline runtime::kernel_cache<std::vector<int>, runtime::kernel> fused_level_kern
 /// The OpenCL C of the fused-levels kernel: each reduction of analysis.to_materialize (deepest
 /// first, a node once) by the group's lanes, four accumulators each, a tree in local memory,
 /// its finished value remembered for the rest; then every element of the group's rows.
-template <typename Targets, typename Expressions>
-std::string generate_fused_levels_source(const Targets& targets, const Expressions& expressions,
-                                         const std::vector<const reduction_site*>& levels) {
-  codegen::kernel_builder b("evaluate");
-  kernel_context kc(b);
-  visit_kernel_parameters(kc, targets, expressions, 0, 0);
-  const bool rowwise = levels.front()->rowwise;
-  std::vector<std::string> scratch;
-  for (std::size_t l = 0; l < levels.size(); ++l)
-    scratch.push_back(b.add_pointer_parameter(levels[l]->type, "scratch" + std::to_string(l), false,
-                                              codegen::address_space::local));
-  // The result's row (rowwise) or column the work-item shares, its lane along the other index:
-  // the layout of the reduction pass with one part (its `part` goes unused).
-  const reduction_names n = declare_indices(b, rowwise, false);
-  const std::string &lane = n.lane, &lanes = n.lanes;
-  const std::string length = rowwise ? "cols" : "rows", in_range = rowwise ? "i < rows" : "j < cols";
-  const std::string partner = rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s";
-  const std::string first_lane = rowwise ? "l0" : "l1 * L0";
-  const auto at = [&](const std::string& k) {
-    return rowwise ? std::pair<std::string, std::string>{"i", k} : std::pair<std::string, std::string>{k, "j"};
-  };
+std::string generate_fused_levels_source(const assignment_code& code, const std::vector<const reduction_site*>& levels);
 
-  for (std::size_t l = 0; l < levels.size(); ++l) {
-    const reduction_site& site = *levels[l];
-    std::vector<std::string> acc;
-    for (int u = 0; u < reduction_unroll; ++u) {
-      acc.push_back(b.fresh_name("acc"));
-      b.declare(site.type, acc.back(), site.initial);
-      if (site.compensated) b.declare(site.type, acc.back() + "_c", "0");
-    }
-    kc.open_scope("if (" + in_range + ")");
-    const std::string k = b.fresh_name("t");
-    b.declare("int", k, lane);
-    kc.open_scope("for (; " + k + " < " + length + " - 3 * " + lanes + "; " + k + " += 4 * " + lanes + ")");
-    std::vector<std::string> ks{k}, terms;
-    for (int u = 1; u < reduction_unroll; ++u)
-      ks.push_back(b.declare_fresh("int", k + " + " + std::to_string(u) + " * " + lanes, "k"));
-    for (int u = 0; u < reduction_unroll; ++u) {  // every load first
-      const auto [r, c] = at(ks[static_cast<std::size_t>(u)]);
-      terms.push_back(site.term(kc, r, c));
-    }
-    for (int u = 0; u < reduction_unroll; ++u)
-      emit_accumulate(b, site, acc[static_cast<std::size_t>(u)], terms[static_cast<std::size_t>(u)]);
-    kc.close_scope();
-    kc.open_scope("for (; " + k + " < " + length + "; " + k + " += " + lanes + ")");
-    {
-      const auto [r, c] = at(k);
-      emit_accumulate(b, site, acc[0], site.term(kc, r, c));
-    }
-    kc.close_scope();
-    kc.close_scope();
-    const auto value = [&](int u) {
-      const std::string& a = acc[static_cast<std::size_t>(u)];
-      return site.compensated ? "(" + a + " - " + a + "_c)" : a;
-    };
-    std::string combined = value(0);
-    for (int u = 1; u < reduction_unroll; ++u) combined = b.declare_fresh(site.type, site.combine(combined, value(u)), "r");
-    b.assign(scratch[l] + "[" + n.slot + "]", combined);
-    emit_lane_tree(kc, {&site}, {scratch[l]}, n, partner);
-    b.statement("barrier(CLK_LOCAL_MEM_FENCE)");
-    // Every work-item of the row (column) reads the finished value: the levels above and the
-    // result read it where they read the reduction.
-    const std::string finished = b.declare_fresh(site.type, scratch[l] + "[" + first_lane + "]", "level");
-    kc.remember(site.node, rowwise ? "i" : "0", rowwise ? "0" : "j", finished);
-  }
-
-  // The result: the group's rows (columns), four elements per lane and step, loads first,
-  // computed at indices clamped into the row and stored where they are inside it.
-  kc.open_scope("if (" + in_range + ")");
-  kc.open_scope("for (int k = " + lane + "; k < " + length + "; k += 4 * " + lanes + ")");
-  std::vector<std::string> unclamped, clamped;
-  for (int u = 0; u < reduction_unroll; ++u) {
-    unclamped.push_back(u == 0 ? "k" : b.declare_fresh("int", "k + " + std::to_string(u) + " * " + lanes, "e"));
-    clamped.push_back(b.declare_fresh("int", "min(" + unclamped.back() + ", " + length + " - 1)", "e"));
-  }
-  using value_array = std::array<std::string, std::tuple_size_v<Expressions>>;
-  std::vector<value_array> values;
-  for (int u = 0; u < reduction_unroll; ++u) {
-    const auto [r, c] = at(clamped[static_cast<std::size_t>(u)]);
-    values.push_back(std::apply(
-        [&](const auto&... e) { return value_array{e.generate(kc, r, c)...}; }, expressions));
-  }
-  for (int u = 0; u < reduction_unroll; ++u) {
-    const auto k = static_cast<std::size_t>(u);
-    kc.open_scope("if (" + unclamped[k] + " < " + length + ")");
-    const auto [r, c] = at(clamped[k]);
-    emit_store_step(kc, targets, values[k], r, c);
-    kc.close_scope();
-  }
-  kc.close_scope();
-  kc.close_scope();
-  return b.source();
-}
-
-/// The fused-levels kernel of an assignment: found or generated, planned and launched.
-template <typename Key, typename... Targets, typename... Expressions>
-cl::Event launch_fused_levels(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
-                              shape result, const runtime::context& ctx, const reduction_analysis& analysis) {
-  const std::vector<const reduction_site*> levels = distinct_levels(analysis);
-  matrix_recorder recorder;
-  visit_kernel_parameters(recorder, targets, expressions, 0, 0);
-  std::vector<int> pattern = recorder.aliasing_pattern();
-  pattern.push_back(-1);
-  pattern.insert(pattern.end(), analysis.pattern.begin(), analysis.pattern.end());
-  const auto kernel = counted_get(fused_level_kernels<Key>, ctx, pattern, [&] {
-    return build_kernel(ctx, generate_fused_levels_source(targets, expressions, levels));
-  });
-  const bool rowwise = levels.front()->rowwise;
-  const fused_levels_plan plan =
-      plan_fused_levels(rowwise, result.rows, result.cols, kernel->power_of_two_work_group(1024));
-  argument_list assignment_arguments;
-  visit_kernel_parameters(assignment_arguments, targets, expressions, result.rows, result.cols);
-  const auto given = assignment_arguments.arguments();
-  std::vector<runtime::kernel_argument> arguments(given.begin(), given.end());
-  for (const reduction_site* site : levels)
-    arguments.emplace_back(runtime::local_memory{plan.local0 * plan.local1 * site->element_bytes});
-  const runtime::launch_range range{
-      {plan.groups0 * plan.local0, plan.groups1 * plan.local1, plan.groups2}, {plan.local0, plan.local1, 1}, 3};
-  return kernel->launch(ctx, range, arguments);
-}
+/// The fused-levels kernel of an assignment: found in cache (its type's) or generated, planned
+/// and launched.
+cl::Event launch_fused_levels(runtime::kernel_cache<std::vector<int>, runtime::kernel>& cache,
+                              const assignment_code& code, shape result, const runtime::context& ctx,
+                              const reduction_analysis& analysis);
 
 template <typename Key, typename... Targets, typename... Expressions>
 cl::Event launch_with_reductions(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
@@ -647,8 +198,9 @@ cl::Event launch_with_reductions(const std::tuple<Targets...>& targets, const st
                                  shape result, const runtime::context& ctx) {
   reduction_analysis analysis;
   analyze_reductions(expressions, analysis);
+  const auto code = code_of(targets, expressions);
   if (runs_fused_levels(analysis, result, planning_device(ctx.device())))
-    return launch_fused_levels<Key>(targets, expressions, result, ctx, analysis);
+    return launch_fused_levels(fused_level_kernels<Key>, code, result, ctx, analysis);
   materialized_reductions materialized;
   cl::Event start;
   if (!analysis.to_materialize.empty()) {
@@ -658,8 +210,8 @@ cl::Event launch_with_reductions(const std::tuple<Targets...>& targets, const st
       if (analysis.pattern[s] == 0) analysis.pattern[s] = 1;
   }
   const cl::Event event = analysis.roots.empty()
-                              ? launch_elementwise_assignment<Key>(targets, expressions, result, ctx, analysis.pattern)
-                              : launch_reduction_assignment<Key>(targets, expressions, result, ctx, analysis);
+                              ? launch_elementwise(elementwise_kernels<Key>, code, result, ctx, analysis.pattern)
+                              : launch_reduction_assignment(reduction_kernel_cache<Key>, code, result, ctx, analysis);
   return analysis.to_materialize.empty() ? event : runtime::covering_event(ctx, start);
 }
 

@@ -2,11 +2,10 @@
 // How an assignment's kernel is laid out around its expressions (operation.hpp:
 // kernel_skeleton), and the one parameter order. The elementwise skeleton computes element
 // (i, j) per work-item; the GEMM skeleton is a store step spliced into the tuned GEMM's kernels.
-// Every skeleton ends in emit_store_step, the one place that writes results, so a producer with
+// Every skeleton ends in the store step (assignment_code::store), the one place that writes results, so a producer with
 // its own layout (a matmul computing C by register tiles) applies the rest of the expression
 // and the store per element it owns. A new layout (a reduction with work-group cooperation)
 // is a new skeleton here, dispatched on in assignment.hpp.
-#include <array>
 #include <cstddef>
 #include <string>
 #include <tuple>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include <tessera/codegen/kernel_builder.hpp>
+#include <tessera/kernel_generator/argument_list.hpp>
 #include <tessera/kernel_generator/kernel_context.hpp>
 #include <tessera/kernel_generator/operation.hpp>
 #include <tessera/runtime/device.hpp>
@@ -32,14 +32,68 @@ void visit_kernel_parameters(Visitor& visitor, const Targets& targets, const Exp
   visitor.integer(nullptr, "cols", cols);
 }
 
-/// The store step: writes values[k], the k-th expression's value at (i, j), to the k-th
-/// target. The one place results are written, whatever the skeleton.
-template <typename Targets, std::size_t N>
-void emit_store_step(kernel_context& kc, const Targets& targets, const std::array<std::string, N>& values,
-                     const std::string& i, const std::string& j) {
-  [&]<std::size_t... K>(std::index_sequence<K...>) {
-    (std::get<K>(targets).generate_store(kc, i, j, values[K]), ...);
-  }(std::make_index_sequence<N>{});
+/// An assignment as its kernels' code sees it, its types erased: its parameters (in the one
+/// order), each expression's value at (i, j) and the store step. The skeletons' source
+/// generators and launches take this and are compiled once (skeletons.cpp, kernel_cache.cpp,
+/// reduction_skeleton.cpp): instantiated for every (targets, expressions) type they were most
+/// of the generated machine code of a program using the kernel generator, and most of its
+/// compile time (40 KB of code per assignment type).
+class assignment_code {
+ public:
+  virtual ~assignment_code() = default;
+  /// How many targets (each with its expression).
+  virtual std::size_t results() const = 0;
+  /// visit_kernel_parameters with each of its visitors: declaring, recording, gathering values.
+  virtual void declare_parameters(kernel_context& kc) const = 0;
+  virtual void record_matrices(matrix_recorder& recorder) const = 0;
+  virtual void gather_arguments(argument_list& arguments, index_t rows, index_t cols) const = 0;
+  /// Each expression's value at (i, j), generated in order.
+  virtual std::vector<std::string> values_at(kernel_context& kc, const std::string& i, const std::string& j) const = 0;
+  /// The store step: writes values[k], the k-th expression's value at (i, j), to the k-th
+  /// target. The one place results are written, whatever the skeleton.
+  virtual void store(kernel_context& kc, const std::vector<std::string>& values, const std::string& i,
+                     const std::string& j) const = 0;
+};
+
+/// The code of `targets = expressions`; it refers to both, which must outlive it. (Virtual
+/// functions rather than std::function members: a vtable per type instead of the wrappers'
+/// machinery, which cost as much to compile as what it erased.)
+template <typename Targets, typename Expressions>
+class typed_assignment_code final : public assignment_code {
+ public:
+  typed_assignment_code(const Targets& targets, const Expressions& expressions)
+      : targets_(targets), expressions_(expressions) {}
+  std::size_t results() const override { return std::tuple_size_v<Targets>; }
+  void declare_parameters(kernel_context& kc) const override {
+    visit_kernel_parameters(kc, targets_, expressions_, 0, 0);
+  }
+  void record_matrices(matrix_recorder& recorder) const override {
+    visit_kernel_parameters(recorder, targets_, expressions_, 0, 0);
+  }
+  void gather_arguments(argument_list& arguments, index_t rows, index_t cols) const override {
+    visit_kernel_parameters(arguments, targets_, expressions_, rows, cols);
+  }
+  std::vector<std::string> values_at(kernel_context& kc, const std::string& i, const std::string& j) const override {
+    // A braced list: the expressions generate their code in order.
+    return std::apply([&](const auto&... e) { return std::vector<std::string>{e.generate(kc, i, j)...}; },
+                      expressions_);
+  }
+  void store(kernel_context& kc, const std::vector<std::string>& values, const std::string& i,
+             const std::string& j) const override {
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (std::get<K>(targets_).generate_store(kc, i, j, values[K]), ...);
+    }(std::make_index_sequence<std::tuple_size_v<Targets>>{});
+  }
+
+ private:
+  static_assert(std::tuple_size_v<Targets> == std::tuple_size_v<Expressions>, "one expression per target");
+  const Targets& targets_;
+  const Expressions& expressions_;
+};
+
+template <typename Targets, typename Expressions>
+typed_assignment_code<Targets, Expressions> code_of(const Targets& targets, const Expressions& expressions) {
+  return {targets, expressions};
 }
 
 /// How the elementwise skeleton hands out elements: one per work-item (split::none), or
@@ -60,52 +114,8 @@ inline constexpr int elementwise_items = 4;
 /// past the edge reads the last row or column, which is always there) and stored only where
 /// the index was inside; so every load is unconditional, and the split index is the same for
 /// the work-items PoCL vectorizes along the first dimension (for split::columns).
-template <typename Targets, typename Expressions>
-void emit_elementwise_kernel(kernel_context& kc, const Targets& targets, const Expressions& expressions,
-                             elementwise_split split = elementwise_split::none) {
-  auto& b = kc.builder();
-  const auto values_at = [&](const std::string& i, const std::string& j) {
-    return std::apply(
-        [&](const auto&... e) { return std::array<std::string, sizeof...(e)>{e.generate(kc, i, j)...}; }, expressions);
-  };
-  b.declare("const int", "i", "get_global_id(0)");
-  b.declare("const int", "j", "get_global_id(1) + get_global_size(1) * get_global_id(2)");
-  if (split == elementwise_split::none) {
-    kc.open_scope("if (i < rows && j < cols)");
-    emit_store_step(kc, targets, values_at("i", "j"), "i", "j");
-    kc.close_scope();
-    return;
-  }
-  const bool by_columns = split == elementwise_split::columns;
-  const std::string step = b.add_scalar_parameter("int", "item_step");
-  const std::string fixed = by_columns ? "i" : "j", moving = by_columns ? "j" : "i";
-  const std::string limit = by_columns ? "cols" : "rows";
-  kc.open_scope("if (" + fixed + " < " + (by_columns ? "rows" : "cols") + ")");
-  std::vector<std::string> unclamped, clamped;
-  for (int u = 0; u < elementwise_items; ++u) {
-    const std::string index = moving + std::to_string(u);
-    unclamped.push_back(index);
-    clamped.push_back(index + "_in");
-    b.declare("const int", index, moving + (u == 0 ? "" : " + " + std::to_string(u) + " * " + step));
-    b.declare("const int", index + "_in", "min(" + index + ", " + limit + " - 1)");
-  }
-  using value_array = decltype(values_at("i", "j"));
-  std::vector<value_array> values;
-  for (int u = 0; u < elementwise_items; ++u) {
-    const std::string& m = clamped[static_cast<std::size_t>(u)];
-    values.push_back(by_columns ? values_at("i", m) : values_at(m, "j"));
-  }
-  for (int u = 0; u < elementwise_items; ++u) {
-    const auto k = static_cast<std::size_t>(u);
-    kc.open_scope("if (" + unclamped[k] + " < " + limit + ")");
-    if (by_columns)
-      emit_store_step(kc, targets, values[k], "i", clamped[k]);
-    else
-      emit_store_step(kc, targets, values[k], clamped[k], "j");
-    kc.close_scope();
-  }
-  kc.close_scope();
-}
+void emit_elementwise_kernel(kernel_context& kc, const assignment_code& code,
+                             elementwise_split split = elementwise_split::none);
 
 /// The GEMM skeleton's part: a function the GEMM's store calls for each element (i, j) of C
 /// it owns, with gemm_value, the product's value there (alpha * acc). It is remembered as the
@@ -115,34 +125,15 @@ void emit_elementwise_kernel(kernel_context& kc, const Targets& targets, const E
 ///  - one target: the function returns the result's value at (i, j) (GEMM_EPILOGUE) and the
 ///    GEMM's own store writes it to C, in vectors where its family does (the same write as
 ///    the target's generate_store: element (i, j), converted to the element type);
-///  - several: the function is the store step (GEMM_STORE_STEP, emit_store_step writes every
-///    result) and the GEMM writes nothing itself.
-template <typename Targets, typename Expressions>
-std::string generate_store_step_source(const Targets& targets, const Expressions& expressions,
+///  - several: the function is the store step (GEMM_STORE_STEP, assignment_code::store writes
+///    every result) and the GEMM writes nothing itself.
+std::string generate_store_step_source(const assignment_code& code, const std::vector<const void*>& producers);
+
+template <typename... Targets, typename... Expressions>
+std::string generate_store_step_source(const std::tuple<Targets...>& targets,
+                                       const std::tuple<Expressions...>& expressions,
                                        const std::vector<const void*>& producers) {
-  constexpr bool one_target = std::tuple_size_v<Targets> == 1;
-  codegen::kernel_builder builder(one_target ? "tessera_epilogue" : "tessera_store_step");
-  kernel_context kc(builder, /*restrict_matrices=*/false);  // C is also the GEMM kernel's C
-  visit_kernel_parameters(kc, targets, expressions, 0, 0);
-  const std::string i = "i", j = "j";
-  for (const void* producer : producers) kc.remember(producer, i, j, "gemm_value");
-  const auto values = std::apply(
-      [&](const auto&... e) { return std::array<std::string, sizeof...(e)>{e.generate(kc, i, j)...}; }, expressions);
-  if constexpr (one_target)
-    builder.statement("return " + cast_to("REAL", values[0]));
-  else
-    emit_store_step(kc, targets, values, i, j);
-  std::string parameters, names;
-  for (const std::string& p : builder.parameter_declarations()) parameters += ", " + p;
-  for (const std::string& n : builder.parameter_names()) names += ", " + n;
-  builder.define("GEMM_EPILOGUE_PARAMETERS", parameters);
-  builder.define("GEMM_EPILOGUE_ARGUMENTS", names);
-  if constexpr (one_target)
-    builder.define("GEMM_EPILOGUE(value, row, col)", "tessera_epilogue((value), (row), (col) GEMM_EPILOGUE_ARGUMENTS)");
-  else
-    builder.define("GEMM_STORE_STEP(value, row, col)",
-                   "tessera_store_step((value), (row), (col) GEMM_EPILOGUE_ARGUMENTS)");
-  return builder.function_source("const REAL gemm_value, const int i, const int j", one_target ? "REAL" : "void");
+  return generate_store_step_source(code_of(targets, expressions), producers);
 }
 
 template <typename... Expressions>
@@ -152,15 +143,13 @@ constexpr kernel_skeleton skeleton_of_results() {
 
 /// The OpenCL C of the elementwise kernel assigning expressions to targets (for the GEMM
 /// skeleton: with its producers materialized; generate_store_step_source when fused).
+std::string generate_kernel_source(const assignment_code& code, elementwise_split split = elementwise_split::none);
+
 template <typename... Targets, typename... Expressions>
 std::string generate_kernel_source(const std::tuple<Targets...>& targets,
                                    const std::tuple<Expressions...>& expressions,
                                    elementwise_split split = elementwise_split::none) {
-  codegen::kernel_builder builder("evaluate");
-  kernel_context kc(builder);
-  visit_kernel_parameters(kc, targets, expressions, 0, 0);
-  emit_elementwise_kernel(kc, targets, expressions, split);
-  return builder.source();
+  return generate_kernel_source(code_of(targets, expressions), split);
 }
 
 /// The elementwise skeleton's launch for a rows x cols result: the split, the range (work-groups
