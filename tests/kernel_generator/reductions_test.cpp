@@ -150,6 +150,40 @@ TYPED_TEST(KernelGeneratorReductions, MillionElementRowsAndColumnsStayAccurate) 
   check_long_products<T>(1'000'000, 1);
 }
 
+// A reduction over one term (the columns of a 1 x n matrix, the rows of an n x 1 one) reads its
+// term without a loop, so a work-item's elements load side by side; the same expression type
+// over more terms runs a kernel with the loop (the analysis is part of the kernel's key).
+TYPED_TEST(KernelGeneratorReductions, OneTermReductionsReadTheirTermWithoutALoop) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const auto sum_by_columns = [](const auto& a) { return colwise_sum(a); };
+  const auto max_by_rows = [](const auto& a) { return rowwise_max(a) + 1; };
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  for (const index_t n : {index_t{1}, index_t{37}, index_t{70001}}) {  // past 2^16: four elements per item
+    SCOPED_TRACE(::testing::Message() << "n = " << n);
+    std::vector<T> values = random_values<T>(static_cast<std::size_t>(n), T(-1), T(1));
+    values[0] = nan;  // one term: the result is what the host's one step gives
+    if (n > 2) values[2] = -inf;
+    const matrix<T> row(values, 1, n), column(values, n, 1);
+    matrix<T> d;
+    EXPECT_THAT(kernel_source(d, sum_by_columns(row)), ::testing::Not(HasSubstr("for (")));
+    EXPECT_THAT(kernel_source(d, max_by_rows(column)), ::testing::Not(HasSubstr("for (")));
+    d = sum_by_columns(row);
+    EXPECT_TRUE(matches_host(d, host_evaluate<T>(sum_by_columns(row)), static_cast<double>(tolerance<T>(1))));
+    d = max_by_rows(column);
+    EXPECT_TRUE(matches_host(d, host_evaluate<T>(max_by_rows(column)), static_cast<double>(tolerance<T>(1))));
+    // Three terms, the same types: the kernels with the loop.
+    const matrix<T> rows3 = random_matrix<T>(3, n, T(-1), T(1)), columns3 = random_matrix<T>(n, 3, T(-1), T(1));
+    EXPECT_THAT(kernel_source(d, sum_by_columns(rows3)), HasSubstr("for ("));
+    d = sum_by_columns(rows3);
+    EXPECT_TRUE(matches_host(d, host_evaluate<T>(sum_by_columns(rows3)), static_cast<double>(tolerance<T>(3))));
+    d = max_by_rows(columns3);
+    EXPECT_TRUE(matches_host(d, host_evaluate<T>(max_by_rows(columns3)), static_cast<double>(tolerance<T>(3))));
+    d = sum_by_columns(row);  // and back
+    EXPECT_TRUE(matches_host(d, host_evaluate<T>(sum_by_columns(row)), static_cast<double>(tolerance<T>(1))));
+  }
+}
+
 TYPED_TEST(KernelGeneratorReductions, ManyShortReductionsOfAMillionElements) {
   using T = TypeParam;
   TESSERA_SKIP_WITHOUT_PRECISION(T);

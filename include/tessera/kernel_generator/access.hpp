@@ -92,6 +92,11 @@ struct reduction_site {
   /// empty stand-in for the temporary, so the reading kernel's source can be generated.
   std::function<std::string(const runtime::context&)> materializing_source;
   std::function<void(const runtime::context&)> stand_in;
+  /// Set by the analysis of each assignment (reduction_skeleton.hpp): whether the reduction,
+  /// computed in place by an element's work-item, has exactly one term, so that its code reads
+  /// that term without a loop (a loop's load cannot be issued beside the other elements' loads).
+  /// The kernel's key holds the analysis, so a kernel made for one term serves only one term.
+  std::function<void(bool)> compute_as_one_term;
 };
 
 /// Records every read and write of an assignment, by matrix identity, and its producers.

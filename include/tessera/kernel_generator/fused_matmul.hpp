@@ -103,7 +103,12 @@ cl::Event evaluate_with_producers(const std::tuple<Targets...>& targets, const s
     materialize_reductions(reductions, ctx, materialized);
     matrix_recorder recorder;
     visit_kernel_parameters(recorder, targets, expressions, 0, 0);
-    const auto source = counted_get(store_steps<Key>, ctx, recorder.aliasing_pattern(), [&] {
+    // Which reductions are materialized (read) or computed in place (loops, one term) is part
+    // of the store step's code, so of its key.
+    std::vector<int> pattern = recorder.aliasing_pattern();
+    pattern.push_back(-1);
+    pattern.insert(pattern.end(), reductions.pattern.begin(), reductions.pattern.end());
+    const auto source = counted_get(store_steps<Key>, ctx, pattern, [&] {
       count_generated();
       return generate_store_step_source(targets, expressions, producer_nodes(producers));
     });

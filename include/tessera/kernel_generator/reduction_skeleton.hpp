@@ -86,7 +86,7 @@ void analyze_reductions(const std::tuple<Expressions...>& expressions, reduction
     return std::any_of(sites.begin(), sites.end(),
                        [&](const reduction_site& s) { return s.node == node && !(s.map == access_map::identity()); });
   };
-  // 0: materialize, 1: materialized already, 2: a root, 3: short, computed in place
+  // 0: materialize, 1: materialized already, 2: a root, 3: short, computed in place, 4: one term
   std::vector<int> kind(sites.size(), 0);
   for (std::size_t s = 0; s < sites.size(); ++s) {
     const reduction_site& site = sites[s];
@@ -100,12 +100,15 @@ void analyze_reductions(const std::tuple<Expressions...>& expressions, reduction
     if (std::none_of(out.roots.begin(), out.roots.end(), [&](const reduction_site* r) { return r->node == site.node; }))
       out.roots.push_back(&site);
   }
-  // Short roots are computed by the elementwise skeleton, each work-item its own (kind 3).
+  // Short roots are computed by the elementwise skeleton, each work-item its own (kind 3; 4 for
+  // one term, computed without a loop).
   if (!out.roots.empty() && out.roots.front()->length <= short_reduction) {
+    const int in_place = out.roots.front()->length == 1 ? 4 : 3;
     out.roots.clear();
     for (int& k : kind)
-      if (k == 2) k = 3;
+      if (k == 2) k = in_place;
   }
+  for (std::size_t s = 0; s < sites.size(); ++s) sites[s].compute_as_one_term(kind[s] == 4);
   // Sites list parents before the reductions nested in them: the deepest come last.
   for (std::size_t s = sites.size(); s-- > 0;)
     if (kind[s] == 0) out.to_materialize.push_back(&sites[s]);

@@ -154,7 +154,8 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
         [this] { materialized_.reset(); }, [this](const runtime::context& ctx) { return materializing_source(ctx); },
         [this](const runtime::context& ctx) {
           materialized_ = std::make_shared<matrix<value_type>>(0, 0, matrix_view::entire, ctx);
-        }});
+        },
+        [this](bool one_term) { one_term_ = one_term; }});
     base::collect_accesses(collector, map);
   }
 
@@ -176,15 +177,18 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
   }
 
  private:
+  /// A loop over the terms; for one term (one_term_), the loop's one step alone, the same
+  /// arithmetic (so the same bits) without the loop.
   std::string emit_loop(kernel_context& kc, const std::string& i, const std::string& j) const {
     auto& b = kc.builder();
     const std::string type(codegen::opencl_type_name<value_type>());
     const std::string acc = b.fresh_name("r");
-    const std::string k = b.fresh_name("k");
+    const std::string k = one_term_ ? "0" : b.fresh_name("k");
     constexpr bool compensated = std::is_same_v<Op, sum_reduction> && std::is_floating_point_v<value_type>;
     b.declare(type, acc, Op::template initial<value_type>());
     if constexpr (compensated) b.declare(type, acc + "_c", "0");
-    kc.open_scope("for (int " + k + " = 0; " + k + " < " + kc.integer_parameter_of(this, "length") + "; ++" + k + ")");
+    if (!one_term_)
+      kc.open_scope("for (int " + k + " = 0; " + k + " < " + kc.integer_parameter_of(this, "length") + "; ++" + k + ")");
     const std::string value = this->template argument<0>().generate(kc, Rowwise ? i : k, Rowwise ? k : j);
     if constexpr (compensated) {
       // Kahan: acc_c carries the low-order bits lost by the previous addition.
@@ -197,11 +201,12 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
     } else {
       b.assign(acc, Op::template accumulate<value_type>(acc, value));
     }
-    kc.close_scope();
+    if (!one_term_) kc.close_scope();
     return acc;
   }
 
   mutable std::shared_ptr<matrix<value_type>> materialized_;
+  mutable bool one_term_ = false;
 
  public:
   value_type host_value(index_t i, index_t j) const {
