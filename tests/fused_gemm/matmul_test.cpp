@@ -271,6 +271,28 @@ TEST(KernelGeneratorMatmulFusion, ReluOfProductPlusBiasBuildsOneProgramAndLaunch
 
 // ---- the fall-back -----------------------------------------------------------------------
 
+// Reductions read in place by the store step: computed there when they share one pass (a loop per
+// element, or the one term), the second materialized first when its length differs. The store
+// step's code differs between those, so its key does: one expression type at shapes that change
+// the analysis gives the host's results each time, in any order.
+TEST(KernelGeneratorMatmulFusion, ReductionsInTheStoreStepFollowTheirAnalysisAtEveryShape) {
+  const index_t m = 19, k = 7;
+  const matrix<float> a = random_matrix<float>(m, k), b = random_matrix<float>(k, 1);
+  const auto expression = [&](const matrix<float>& x, const matrix<float>& y) {
+    return matmul(a, b) + rowwise_sum(x) + rowwise_max(y);
+  };
+  const std::vector<std::pair<index_t, index_t>> lengths{{5, 5}, {5, 11}, {5, 5}, {1, 1}, {5, 1}, {1, 1}, {5, 11}};
+  for (const auto& [x_length, y_length] : lengths) {
+    SCOPED_TRACE(::testing::Message() << "x: " << x_length << " terms, y: " << y_length);
+    const matrix<float> x = random_matrix<float>(m, x_length), y = random_matrix<float>(m, y_length);
+    matrix<float> c;
+    const auto [kernels, gemms] = launches_of([&] { c = expression(x, y); });
+    EXPECT_EQ(gemms, 1u);
+    EXPECT_EQ(kernels, x_length == y_length ? 1u : 2u) << "the product fused, y materialized only when apart";
+    EXPECT_TRUE(matches_host(c, host_evaluate<float>(expression(x, y)), product_tolerance<float>(11)));
+  }
+}
+
 TYPED_TEST(KernelGeneratorMatmul, AProductReadAtOtherElementsGoesThroughATemporary) {
   using T = TypeParam;
   TESSERA_SKIP_WITHOUT_PRECISION(T);
