@@ -65,11 +65,19 @@ TEST(KernelGeneratorGolden, SoftmaxAlongRows) {
   expect_golden("softmax_float", kernel_source(elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)))));
 }
 
-TEST(KernelGeneratorGolden, SoftmaxAlongRowsAsOneKernelOnAGpu) {  // the fused levels
+TEST(KernelGeneratorGolden, SoftmaxAlongRowsAsOneKernelOnAGpu) {  // the fused levels, elements held
   const planned_as gpu(gpu_like(1));
   const matrix<float> a(64, 64);
   const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
   expect_golden("softmax_fused_levels_float",
+                kernel_source(elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)))));
+}
+
+TEST(KernelGeneratorGolden, SoftmaxAlongLongRowsReadsThemPerLevel) {  // too long to hold: read again
+  const planned_as gpu(gpu_like(1));
+  const matrix<float> a(8, 4000);
+  const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+  expect_golden("softmax_fused_levels_rereading_float",
                 kernel_source(elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)))));
 }
 

@@ -176,9 +176,14 @@ TEST(KernelGeneratorReductionSkeleton, ANestedReductionIsComputedOnce) {
 
 // ---- Fused levels: every reduction of an elementwise result along its rows (or columns) -------
 
-// Shapes of the five, scaled to odd sizes; with one compute unit every one fuses.
-// (13 x 1999: 16 rows of doubles per group stay within max_fused_group_bytes.)
-const std::vector<shape_case> level_shapes{{67, 67}, {13, 1999}, {2053, 13}, {1, 4099}, {4099, 1}, {33, 5}};
+// Shapes of the five, scaled to odd sizes; with one compute unit every one fuses. Both
+// kernels are taken in both directions: the one holding its elements (work-groups of 256, at
+// most 32 elements of a row or 16 of a column per work-item: 67 x 67, 1 x 4099, 2053 x 13 by
+// rows; 67 x 67, 13 x 1999, 2053 x 13 by columns) and the one reading its rows again per level
+// (13 x 1999 and 5 x 2311 by rows, 4099 x 1 and 16411 x 3 by columns), within
+// max_fused_group_bytes, doubles too.
+const std::vector<shape_case> level_shapes{{67, 67}, {13, 1999}, {2053, 13}, {1, 4099},
+                                           {4099, 1}, {33, 5},     {5, 2311},  {16411, 3}};
 
 // The expressions hold their nodes by reference: each is built where it is evaluated.
 template <typename T, typename E, typename H>
