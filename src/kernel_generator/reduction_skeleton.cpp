@@ -108,6 +108,35 @@ std::pair<std::vector<std::string>, std::vector<std::string>> declare_reduction_
   return {std::move(partials), std::move(scratch)};
 }
 
+/// reduction_unroll accumulators of site at its identity (with their compensations).
+std::vector<std::string> declare_accumulators(codegen::kernel_builder& b, const reduction_site& site) {
+  std::vector<std::string> acc;
+  for (int u = 0; u < reduction_unroll; ++u) {
+    acc.push_back(b.fresh_name("acc"));
+    b.declare(site.type, acc.back(), site.initial);
+    if (site.compensated) b.declare(site.type, acc.back() + "_c", "0");
+  }
+  return acc;
+}
+
+/// The end of a fused level: the lane's accumulators combined in a fixed order, the tree over the
+/// group's lanes, and the finished value, which every work-item of the row (column) reads and
+/// which is remembered as the reduction's value at (row, col): the levels above and the result
+/// read it where they read the reduction.
+void finish_level(kernel_context& kc, const reduction_site& site, const std::vector<std::string>& acc,
+                  const std::string& scratch, const reduction_names& n, bool rowwise, const std::string& row,
+                  const std::string& col) {
+  auto& b = kc.builder();
+  const auto value = [&](std::size_t u) { return site.compensated ? "(" + acc[u] + " - " + acc[u] + "_c)" : acc[u]; };
+  std::string combined = value(0);
+  for (std::size_t u = 1; u < acc.size(); ++u) combined = b.declare_fresh(site.type, site.combine(combined, value(u)), "r");
+  b.assign(scratch + "[" + n.slot + "]", combined);
+  emit_lane_tree(kc, {&site}, {scratch}, n, rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s");
+  b.statement("barrier(CLK_LOCAL_MEM_FENCE)");
+  const std::string finished = b.declare_fresh(site.type, scratch + "[" + (rowwise ? "l0" : "l1 * L0") + "]", "level");
+  kc.remember(site.node, row, col, finished);
+}
+
 /// The most elements of its row (of its column) a fused-levels work-item holds.
 constexpr std::size_t max_held_row_items = 32;
 constexpr std::size_t max_held_column_items = 16;
@@ -191,8 +220,6 @@ std::string generate_held_levels_source(const assignment_code& code, const std::
   const reduction_names n = declare_indices(b, rowwise, false);
   const std::string length = rowwise ? "cols" : "rows";
   const std::string outer = rowwise ? "i" : "j", outer_limit = rowwise ? "rows" : "cols";
-  const std::string partner = rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s";
-  const std::string first_lane = rowwise ? "l0" : "l1 * L0";
   const std::string held = b.declare_fresh("int", "min(" + outer + ", " + outer_limit + " - 1)", outer);
   const auto at = [&](const std::string& k) {
     return rowwise ? std::pair<std::string, std::string>{held, k} : std::pair<std::string, std::string>{k, held};
@@ -205,12 +232,7 @@ std::string generate_held_levels_source(const assignment_code& code, const std::
 
   for (std::size_t l = 0; l < levels.size(); ++l) {
     const reduction_site& site = *levels[l];
-    std::vector<std::string> acc;
-    for (int u = 0; u < reduction_unroll; ++u) {
-      acc.push_back(b.fresh_name("acc"));
-      b.declare(site.type, acc.back(), site.initial);
-      if (site.compensated) b.declare(site.type, acc.back() + "_c", "0");
-    }
+    const std::vector<std::string> acc = declare_accumulators(b, site);
     std::vector<std::string> terms;
     for (std::size_t e = 0; e < items; ++e) {  // every load first (the first level's; later ones reuse them)
       const auto [r, c] = at(clamped[e]);
@@ -219,17 +241,7 @@ std::string generate_held_levels_source(const assignment_code& code, const std::
     for (std::size_t e = 0; e < items; ++e)
       emit_accumulate(b, site, acc[e % reduction_unroll],
                       "(" + index[e] + " < " + length + " ? " + terms[e] + " : " + site.initial + ")");
-    const auto value = [&](int u) {
-      const std::string& a = acc[static_cast<std::size_t>(u)];
-      return site.compensated ? "(" + a + " - " + a + "_c)" : a;
-    };
-    std::string combined = value(0);
-    for (int u = 1; u < reduction_unroll; ++u) combined = b.declare_fresh(site.type, site.combine(combined, value(u)), "r");
-    b.assign(scratch[l] + "[" + n.slot + "]", combined);
-    emit_lane_tree(kc, {&site}, {scratch[l]}, n, partner);
-    b.statement("barrier(CLK_LOCAL_MEM_FENCE)");
-    const std::string finished = b.declare_fresh(site.type, scratch[l] + "[" + first_lane + "]", "level");
-    kc.remember(site.node, rowwise ? held : "0", rowwise ? "0" : held, finished);
+    finish_level(kc, site, acc, scratch[l], n, rowwise, rowwise ? held : "0", rowwise ? "0" : held);
   }
 
   // The result at every held element, then the stores of those inside the matrix.
@@ -525,20 +537,13 @@ std::string generate_rereading_levels_source(const assignment_code& code,
   const reduction_names n = declare_indices(b, rowwise, false);
   const std::string &lane = n.lane, &lanes = n.lanes;
   const std::string length = rowwise ? "cols" : "rows", in_range = rowwise ? "i < rows" : "j < cols";
-  const std::string partner = rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s";
-  const std::string first_lane = rowwise ? "l0" : "l1 * L0";
   const auto at = [&](const std::string& k) {
     return rowwise ? std::pair<std::string, std::string>{"i", k} : std::pair<std::string, std::string>{k, "j"};
   };
 
   for (std::size_t l = 0; l < levels.size(); ++l) {
     const reduction_site& site = *levels[l];
-    std::vector<std::string> acc;
-    for (int u = 0; u < reduction_unroll; ++u) {
-      acc.push_back(b.fresh_name("acc"));
-      b.declare(site.type, acc.back(), site.initial);
-      if (site.compensated) b.declare(site.type, acc.back() + "_c", "0");
-    }
+    const std::vector<std::string> acc = declare_accumulators(b, site);
     kc.open_scope("if (" + in_range + ")");
     const std::string k = b.fresh_name("t");
     b.declare("int", k, lane);
@@ -560,19 +565,7 @@ std::string generate_rereading_levels_source(const assignment_code& code,
     }
     kc.close_scope();
     kc.close_scope();
-    const auto value = [&](int u) {
-      const std::string& a = acc[static_cast<std::size_t>(u)];
-      return site.compensated ? "(" + a + " - " + a + "_c)" : a;
-    };
-    std::string combined = value(0);
-    for (int u = 1; u < reduction_unroll; ++u) combined = b.declare_fresh(site.type, site.combine(combined, value(u)), "r");
-    b.assign(scratch[l] + "[" + n.slot + "]", combined);
-    emit_lane_tree(kc, {&site}, {scratch[l]}, n, partner);
-    b.statement("barrier(CLK_LOCAL_MEM_FENCE)");
-    // Every work-item of the row (column) reads the finished value: the levels above and the
-    // result read it where they read the reduction.
-    const std::string finished = b.declare_fresh(site.type, scratch[l] + "[" + first_lane + "]", "level");
-    kc.remember(site.node, rowwise ? "i" : "0", rowwise ? "0" : "j", finished);
+    finish_level(kc, site, acc, scratch[l], n, rowwise, rowwise ? "i" : "0", rowwise ? "0" : "j");
   }
 
   // The result: the group's rows (columns), four elements per lane and step, loads first,
