@@ -108,6 +108,15 @@ std::pair<std::vector<std::string>, std::vector<std::string>> declare_reduction_
   return {std::move(partials), std::move(scratch)};
 }
 
+/// A fused-levels kernel's local scratch, one parameter per level (after the assignment's).
+std::vector<std::string> declare_level_scratch(codegen::kernel_builder& b, const std::vector<const reduction_site*>& levels) {
+  std::vector<std::string> scratch;
+  for (std::size_t l = 0; l < levels.size(); ++l)
+    scratch.push_back(b.add_pointer_parameter(levels[l]->type, "scratch" + std::to_string(l), false,
+                                              codegen::address_space::local));
+  return scratch;
+}
+
 /// reduction_unroll accumulators of site at its identity (with their compensations).
 std::vector<std::string> declare_accumulators(codegen::kernel_builder& b, const reduction_site& site) {
   std::vector<std::string> acc;
@@ -213,10 +222,7 @@ std::string generate_held_levels_source(const assignment_code& code, const std::
   kernel_context kc(b);
   code.declare_parameters(kc);
   const bool rowwise = levels.front()->rowwise;
-  std::vector<std::string> scratch;
-  for (std::size_t l = 0; l < levels.size(); ++l)
-    scratch.push_back(b.add_pointer_parameter(levels[l]->type, "scratch" + std::to_string(l), false,
-                                              codegen::address_space::local));
+  const std::vector<std::string> scratch = declare_level_scratch(b, levels);
   const reduction_names n = declare_indices(b, rowwise, false);
   const std::string length = rowwise ? "cols" : "rows";
   const std::string outer = rowwise ? "i" : "j", outer_limit = rowwise ? "rows" : "cols";
@@ -528,10 +534,7 @@ std::string generate_rereading_levels_source(const assignment_code& code,
   kernel_context kc(b);
   code.declare_parameters(kc);
   const bool rowwise = levels.front()->rowwise;
-  std::vector<std::string> scratch;
-  for (std::size_t l = 0; l < levels.size(); ++l)
-    scratch.push_back(b.add_pointer_parameter(levels[l]->type, "scratch" + std::to_string(l), false,
-                                              codegen::address_space::local));
+  const std::vector<std::string> scratch = declare_level_scratch(b, levels);
   // The result's row (rowwise) or column the work-item shares, its lane along the other index:
   // the layout of the reduction pass with one part (its `part` goes unused).
   const reduction_names n = declare_indices(b, rowwise, false);
