@@ -128,6 +128,20 @@ std::vector<std::string> declare_accumulators(codegen::kernel_builder& b, const 
   return acc;
 }
 
+/// The lane's accumulators combined in a fixed order: the variable holding the result (a variable
+/// each step: combine may name its operands twice).
+std::string combine_accumulators(codegen::kernel_builder& b, const reduction_site& site,
+                                 const std::vector<std::string>& acc) {
+  const auto value = [&](std::size_t u) { return site.compensated ? "(" + acc[u] + " - " + acc[u] + "_c)" : acc[u]; };
+  std::string combined = value(0);
+  for (std::size_t u = 1; u < acc.size(); ++u) combined = b.declare_fresh(site.type, site.combine(combined, value(u)), "r");
+  return combined;
+}
+
+/// The slot of the lane s further along the reduced dimension, in a pass's layout
+/// (declare_indices): lanes along the second local dimension by rows, the first by columns.
+std::string lane_partner(bool rowwise) { return rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s"; }
+
 /// The end of a fused level: the lane's accumulators combined in a fixed order, the tree over the
 /// group's lanes, and the finished value, which every work-item of the row (column) reads and
 /// which is remembered as the reduction's value at (row, col): the levels above and the result
@@ -136,11 +150,8 @@ void finish_level(kernel_context& kc, const reduction_site& site, const std::vec
                   const std::string& scratch, const reduction_names& n, bool rowwise, const std::string& row,
                   const std::string& col) {
   auto& b = kc.builder();
-  const auto value = [&](std::size_t u) { return site.compensated ? "(" + acc[u] + " - " + acc[u] + "_c)" : acc[u]; };
-  std::string combined = value(0);
-  for (std::size_t u = 1; u < acc.size(); ++u) combined = b.declare_fresh(site.type, site.combine(combined, value(u)), "r");
-  b.assign(scratch + "[" + n.slot + "]", combined);
-  emit_lane_tree(kc, {&site}, {scratch}, n, rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s");
+  b.assign(scratch + "[" + n.slot + "]", combine_accumulators(b, site, acc));
+  emit_lane_tree(kc, {&site}, {scratch}, n, lane_partner(rowwise));
   b.statement("barrier(CLK_LOCAL_MEM_FENCE)");
   const std::string finished = b.declare_fresh(site.type, scratch + "[" + (rowwise ? "l0" : "l1 * L0") + "]", "level");
   kc.remember(site.node, row, col, finished);
@@ -370,13 +381,8 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
   b.declare("const int", "k_begin", "part_begin + " + n.lane + " * lane_chunk");
   b.declare("const int", "k_end", "(int)min((long)part_end, (long)k_begin + lane_span)");
   // acc[r][u]: root r's accumulator u.
-  std::vector<std::vector<std::string>> acc(roots.size());
-  for (std::size_t r = 0; r < roots.size(); ++r)
-    for (int u = 0; u < reduction_unroll; ++u) {
-      acc[r].push_back(b.fresh_name("acc"));
-      b.declare(roots[r]->type, acc[r][u], roots[r]->initial);
-      if (roots[r]->compensated) b.declare(roots[r]->type, acc[r][u] + "_c", "0");
-    }
+  std::vector<std::vector<std::string>> acc;
+  for (const reduction_site* root : roots) acc.push_back(declare_accumulators(b, *root));
   const auto term_at = [&](const reduction_site& site, const std::string& k) {
     return rowwise ? site.term(kc, "i", k) : site.term(kc, k, "j");
   };
@@ -400,17 +406,9 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
   kc.close_scope();
 
   // The lane's result (accumulators in a fixed order), then the tree over the group's lanes.
-  for (std::size_t r = 0; r < roots.size(); ++r) {
-    const reduction_site& site = *roots[r];
-    const auto value = [&](int u) {
-      return site.compensated ? "(" + acc[r][u] + " - " + acc[r][u] + "_c)" : acc[r][u];
-    };
-    std::string combined = value(0);
-    for (int u = 1; u < reduction_unroll; ++u)  // a variable each step: combine may name its operands twice
-      combined = b.declare_fresh(site.type, site.combine(combined, value(u)), "r");
-    b.assign(scratch[r] + "[" + n.slot + "]", combined);
-  }
-  emit_lane_tree(kc, roots, scratch, n, rowwise ? "(l1 + s) * L0 + l0" : "l1 * L0 + l0 + s");
+  for (std::size_t r = 0; r < roots.size(); ++r)
+    b.assign(scratch[r] + "[" + n.slot + "]", combine_accumulators(b, *roots[r], acc[r]));
+  emit_lane_tree(kc, roots, scratch, n, lane_partner(rowwise));
 
   kc.open_scope("if (" + n.lane + " == 0 && " + in_range + ")");
   for (std::size_t r = 0; r < roots.size(); ++r)
