@@ -23,6 +23,10 @@ constexpr std::size_t max_groups = 65535;
 
 const runtime::device_info* planned_as = nullptr;
 
+// The most elements of its row (of its column) a fused-levels work-item holds.
+constexpr std::size_t max_held_row_items = 32;
+constexpr std::size_t max_held_column_items = 16;
+
 }  // namespace
 
 const runtime::device_info& planning_device(const runtime::device_info& device) {
@@ -143,6 +147,33 @@ fused_levels_plan plan_fused_levels(bool rowwise, index_t rows, index_t cols, st
     const std::size_t result_groups = ceil_div(c, per_group);
     plan.groups2 = ceil_div(result_groups, max_groups);
     plan.groups1 = ceil_div(result_groups, plan.groups2);
+  }
+  return plan;
+}
+
+fused_levels_plan plan_held_levels(bool rowwise, index_t rows, index_t cols) {
+  constexpr std::size_t work_group = 256;
+  const auto r = static_cast<std::size_t>(std::max<index_t>(rows, 1));
+  const auto c = static_cast<std::size_t>(std::max<index_t>(cols, 1));
+  fused_levels_plan plan;
+  if (rowwise) {
+    const std::size_t least_rows = std::min(pow2_at_least(r), std::size_t{8});
+    const std::size_t lanes = std::min(work_group / least_rows, pow2_at_least(ceil_div(c, 8)));
+    plan.local0 = std::min({work_group / lanes, pow2_at_least(r), std::size_t{32}});
+    plan.local1 = lanes;
+    plan.groups0 = ceil_div(r, plan.local0);
+    plan.items = ceil_div(c, lanes);
+    if (plan.items > max_held_row_items) return {};
+  } else {
+    const std::size_t lanes =
+        std::min(work_group, std::max(std::min<std::size_t>(32, pow2_at_least(r)), pow2_at_least(ceil_div(r, 8))));
+    plan.local0 = lanes;
+    plan.local1 = std::min(work_group / lanes, pow2_at_least(c));
+    const std::size_t result_groups = ceil_div(c, plan.local1);
+    plan.groups2 = ceil_div(result_groups, max_groups);
+    plan.groups1 = ceil_div(result_groups, plan.groups2);
+    plan.items = ceil_div(r, lanes);
+    if (plan.items > max_held_column_items) return {};
   }
   return plan;
 }

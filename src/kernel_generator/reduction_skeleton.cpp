@@ -3,7 +3,6 @@
 #include <tessera/kernel_generator/reduction_skeleton.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,61 +156,8 @@ void finish_level(kernel_context& kc, const reduction_site& site, const std::vec
   kc.remember(site.node, row, col, finished);
 }
 
-/// The most elements of its row (of its column) a fused-levels work-item holds.
-constexpr std::size_t max_held_row_items = 32;
-constexpr std::size_t max_held_column_items = 16;
-/// At most this many work-groups in the second and third launch dimensions (NVIDIA's limit).
-constexpr std::size_t max_grid_groups = 65535;
-
-std::size_t ceil_div(std::size_t a, std::size_t b) { return a / b + (a % b != 0); }
-std::size_t pow2_at_least(std::size_t n) { return std::bit_ceil(std::max<std::size_t>(n, 1)); }
-
-/// The fused-levels kernel that holds its elements: each work-item keeps `items` elements of its
-/// row (column) in registers, loaded once for every level and the result (0: they do not fit,
-/// and the kernel reads its rows again per level, plan_fused_levels).
-struct held_levels_plan {
-  fused_levels_plan plan;
-  std::size_t items = 0;
-};
-
-/// Work-groups of 256 work-items (about eight elements each where the row is short): with
-/// groups of 512 or 1024 a multiprocessor holds one group, which then waits at its barriers with
-/// no loads in flight (H100, 2026-11-26: 1024 x 65536 softmax by columns 0.51x the copy with
-/// groups of 1024, 0.91x with 256). By rows, at least eight rows per group: a column of a
-/// column-major matrix is read 32 bytes at a time, a whole sector, however few lanes share the
-/// rows; up to 32 elements each (65536 x 1024 by rows: row normalization 0.40x -> 0.60x). By
-/// columns, lanes down the column, up to 16 elements each (32 measured 0.48x at 8192 x 8192,
-/// against 0.58x reading the columns again).
-held_levels_plan plan_held_levels(bool rowwise, index_t rows, index_t cols) {
-  constexpr std::size_t work_group = 256;
-  const auto r = static_cast<std::size_t>(std::max<index_t>(rows, 1));
-  const auto c = static_cast<std::size_t>(std::max<index_t>(cols, 1));
-  held_levels_plan out;
-  fused_levels_plan& plan = out.plan;
-  if (rowwise) {
-    const std::size_t least_rows = std::min(pow2_at_least(r), std::size_t{8});
-    const std::size_t lanes = std::min(work_group / least_rows, pow2_at_least(ceil_div(c, 8)));
-    plan.local0 = std::min({work_group / lanes, pow2_at_least(r), std::size_t{32}});
-    plan.local1 = lanes;
-    plan.groups0 = ceil_div(r, plan.local0);
-    out.items = ceil_div(c, lanes);
-    if (out.items > max_held_row_items) return {};
-  } else {
-    const std::size_t lanes =
-        std::min(work_group, std::max(std::min<std::size_t>(32, pow2_at_least(r)), pow2_at_least(ceil_div(r, 8))));
-    plan.local0 = lanes;
-    plan.local1 = std::min(work_group / lanes, pow2_at_least(c));
-    const std::size_t result_groups = ceil_div(c, plan.local1);
-    plan.groups2 = ceil_div(result_groups, max_grid_groups);
-    plan.groups1 = ceil_div(result_groups, plan.groups2);
-    out.items = ceil_div(r, lanes);
-    if (out.items > max_held_column_items) return {};
-  }
-  return out;
-}
-
 /// plan_held_levels for the levels' result (rows x cols from the first level's reduction).
-held_levels_plan plan_held_levels(const std::vector<const reduction_site*>& levels) {
+fused_levels_plan held_levels_of(const std::vector<const reduction_site*>& levels) {
   const reduction_site& first = *levels.front();
   return first.rowwise ? plan_held_levels(true, first.outputs, first.length)
                        : plan_held_levels(false, first.length, first.outputs);
@@ -226,10 +172,10 @@ held_levels_plan plan_held_levels(const std::vector<const reduction_site*>& leve
 /// is required of the compiler: held elements take registers, and without it NVIDIA's compiler
 /// may use so many that a group of the plan's size cannot run.
 std::string generate_held_levels_source(const assignment_code& code, const std::vector<const reduction_site*>& levels,
-                                        const held_levels_plan& plan) {
+                                        const fused_levels_plan& plan) {
   const std::size_t items = plan.items;
   codegen::kernel_builder b("evaluate");
-  b.require_work_group_size(plan.plan.local0, plan.plan.local1, 1);
+  b.require_work_group_size(plan.local0, plan.local1, 1);
   kernel_context kc(b);
   code.declare_parameters(kc);
   const bool rowwise = levels.front()->rowwise;
@@ -495,8 +441,8 @@ bool runs_fused_levels(const reduction_analysis& analysis, shape result, const r
   // Few rows (columns) would leave compute units idle: materializing splits long reductions
   // into parts.
   const std::size_t units = std::max(device.compute_units, 1u);
-  const held_levels_plan held = plan_held_levels(rowwise, result.rows, result.cols);
-  if (held.items > 0) return held.plan.groups() >= units;  // each element read once
+  const fused_levels_plan held = plan_held_levels(rowwise, result.rows, result.cols);
+  if (held.items > 0) return held.groups() >= units;  // each element read once
   const fused_levels_plan plan = plan_fused_levels(rowwise, result.rows, result.cols, 1024);
   if (plan.groups() < units) return false;
   // The rows a group reads again must be few enough that the groups at work keep theirs in the
@@ -519,7 +465,7 @@ std::vector<const reduction_site*> distinct_levels(const reduction_analysis& ana
 }
 
 std::string generate_fused_levels_source(const assignment_code& code, const std::vector<const reduction_site*>& levels) {
-  const held_levels_plan held = plan_held_levels(levels);
+  const fused_levels_plan held = held_levels_of(levels);
   return held.items > 0 ? generate_held_levels_source(code, levels, held)
                         : generate_rereading_levels_source(code, levels);
 }
@@ -608,20 +554,20 @@ cl::Event launch_fused_levels(runtime::kernel_cache<std::vector<int>, runtime::k
   pattern.insert(pattern.end(), analysis.pattern.begin(), analysis.pattern.end());
   // The kernel holding its elements where they fit and its work-groups can be that large (a
   // kernel needing many registers may not), else the one reading its rows per level.
-  const auto kernel_for = [&](const held_levels_plan& held) {
+  const auto kernel_for = [&](const fused_levels_plan& held) {
     std::vector<int> key = pattern;  // the held kernel's code has its items and work-group size
-    for (const std::size_t n : {held.items, held.plan.local0, held.plan.local1}) key.push_back(static_cast<int>(n));
+    for (const std::size_t n : {held.items, held.local0, held.local1}) key.push_back(static_cast<int>(n));
     return counted_get(cache, ctx, key, [&] {
       return build_kernel(ctx, held.items > 0 ? generate_held_levels_source(code, levels, held)
                                               : generate_rereading_levels_source(code, levels));
     });
   };
   const bool rowwise = levels.front()->rowwise;
-  const held_levels_plan held = plan_held_levels(rowwise, result.rows, result.cols);
+  const fused_levels_plan held = plan_held_levels(rowwise, result.rows, result.cols);
   auto kernel = kernel_for(held);
-  fused_levels_plan plan = held.plan;
+  fused_levels_plan plan = held;
   if (held.items == 0 || kernel->power_of_two_work_group(1024) < plan.local0 * plan.local1) {
-    if (held.items > 0) kernel = kernel_for(held_levels_plan{});
+    if (held.items > 0) kernel = kernel_for(fused_levels_plan{});
     plan = plan_fused_levels(rowwise, result.rows, result.cols, kernel->power_of_two_work_group(1024));
   }
   argument_list assignment_arguments;

@@ -72,8 +72,21 @@ struct fused_levels_plan {
   /// third dimensions).
   std::size_t groups0 = 1, groups1 = 1, groups2 = 1;
   std::size_t groups() const noexcept { return groups0 * groups1 * groups2; }
+  /// Elements of its row (column) each work-item holds in registers, loaded once for every level
+  /// and the result (plan_held_levels); 0: the kernel reads its rows again per level.
+  std::size_t items = 0;
 };
 fused_levels_plan plan_fused_levels(bool rowwise, index_t rows, index_t cols, std::size_t work_group);
+/// The fused-levels kernel that holds its elements (items > 0), or items == 0 where they do not fit.
+/// Work-groups of 256 work-items (about eight elements each where the row is short): with
+/// groups of 512 or 1024 a multiprocessor holds one group, which then waits at its barriers with
+/// no loads in flight (H100, 2026-11-26: 1024 x 65536 softmax by columns 0.51x the copy with
+/// groups of 1024, 0.91x with 256). By rows, at least eight rows per group: a column of a
+/// column-major matrix is read 32 bytes at a time, a whole sector, however few lanes share the
+/// rows; up to 32 elements each (65536 x 1024 by rows: row normalization 0.40x -> 0.60x). By
+/// columns, lanes down the column, up to 16 elements each (32 measured 0.48x at 8192 x 8192,
+/// against 0.58x reading the columns again).
+fused_levels_plan plan_held_levels(bool rowwise, index_t rows, index_t cols);
 
 /// The device assignments plan their reductions and elementwise splits (skeletons.hpp) for:
 /// `device` itself, unless a test asked for another's plan (plan_launches_as), so that a GPU's
