@@ -152,23 +152,25 @@ fused_levels_plan plan_fused_levels(bool rowwise, index_t rows, index_t cols, st
 }
 
 fused_levels_plan plan_held_levels(bool rowwise, index_t rows, index_t cols) {
-  constexpr std::size_t work_group = 256;
   const auto r = static_cast<std::size_t>(std::max<index_t>(rows, 1));
   const auto c = static_cast<std::size_t>(std::max<index_t>(cols, 1));
   fused_levels_plan plan;
   if (rowwise) {
-    const std::size_t least_rows = std::min(pow2_at_least(r), std::size_t{8});
-    const std::size_t lanes = std::min(work_group / least_rows, pow2_at_least(ceil_div(c, 8)));
-    plan.local0 = std::min({work_group / lanes, pow2_at_least(r), std::size_t{32}});
+    // Lanes share a row, about eight elements each; 16 rows (a 64-byte read per column) where the
+    // lanes are many, 32 where they are few.
+    const std::size_t lanes = std::min<std::size_t>(32, pow2_at_least(ceil_div(c, 8)));
+    plan.local0 = std::min({pow2_at_least(r), std::size_t{32}, std::max<std::size_t>(16, 256 / lanes)});
     plan.local1 = lanes;
     plan.groups0 = ceil_div(r, plan.local0);
     plan.items = ceil_div(c, lanes);
     if (plan.items > max_held_row_items) return {};
   } else {
+    // Lanes down the column (coalesced), about eight elements each, up to 512; groups of at least
+    // 256 where the columns are short.
     const std::size_t lanes =
-        std::min(work_group, std::max(std::min<std::size_t>(32, pow2_at_least(r)), pow2_at_least(ceil_div(r, 8))));
+        std::min<std::size_t>(512, std::max(std::min<std::size_t>(32, pow2_at_least(r)), pow2_at_least(ceil_div(r, 8))));
     plan.local0 = lanes;
-    plan.local1 = std::min(work_group / lanes, pow2_at_least(c));
+    plan.local1 = std::min(std::max<std::size_t>(256 / lanes, 1), pow2_at_least(c));
     const std::size_t result_groups = ceil_div(c, plan.local1);
     plan.groups2 = ceil_div(result_groups, max_groups);
     plan.groups1 = ceil_div(result_groups, plan.groups2);

@@ -78,14 +78,12 @@ struct fused_levels_plan {
 };
 fused_levels_plan plan_fused_levels(bool rowwise, index_t rows, index_t cols, std::size_t work_group);
 /// The fused-levels kernel that holds its elements (items > 0), or items == 0 where they do not fit.
-/// Work-groups of 256 work-items (about eight elements each where the row is short): with
-/// groups of 512 or 1024 a multiprocessor holds one group, which then waits at its barriers with
-/// no loads in flight (H100, 2026-11-26: 1024 x 65536 softmax by columns 0.51x the copy with
-/// groups of 1024, 0.91x with 256). By rows, at least eight rows per group: a column of a
-/// column-major matrix is read 32 bytes at a time, a whole sector, however few lanes share the
-/// rows; up to 32 elements each (65536 x 1024 by rows: row normalization 0.40x -> 0.60x). By
-/// columns, lanes down the column, up to 16 elements each (32 measured 0.48x at 8192 x 8192,
-/// against 0.58x reading the columns again).
+/// By rows, lanes share a row (up to 32 elements each) and 16 rows make a 64-byte read per
+/// column (a group of 512); by columns, up to 512 lanes down the column (up to 16 elements each),
+/// groups of at least 256. Hand-written variants on an H200 (2026-11-26, 2^26 floats,
+/// benchmark/kernel_generator/softmax_probe): softmax of 65536 x 1024 by rows 0.64x the copy
+/// with 8 rows x 32 lanes, 0.77x with 16 x 32, 0.71x with 32 x 32; 8192 x 8192 by columns 0.95x
+/// with 256 or 512 lanes, 0.81x with 1024.
 fused_levels_plan plan_held_levels(bool rowwise, index_t rows, index_t cols);
 
 /// The device assignments plan their reductions and elementwise splits (skeletons.hpp) for:

@@ -14,48 +14,41 @@ __attribute__((reqd_work_group_size(32, 8, 1))) kernel void evaluate(
     local float* scratch1) {
   const int l0 = get_local_id(0);
   const int l1 = get_local_id(1);
-  const int L0 = get_local_size(0);
-  const int L1 = get_local_size(1);
+  const int L0 = 32;
+  const int L1 = 8;
   const int i = get_global_id(0);
   const int j = 0;
   const int part = get_group_id(1);
   const int i1 = min(i, rows - 1);
   const int e1 = l1 + 0 * L1;
-  const int e2 = min(e1, cols - 1);
-  const int e3 = l1 + 1 * L1;
-  const int e4 = min(e3, cols - 1);
-  const int e5 = l1 + 2 * L1;
-  const int e6 = min(e5, cols - 1);
-  const int e7 = l1 + 3 * L1;
-  const int e8 = min(e7, cols - 1);
-  const int e9 = l1 + 4 * L1;
-  const int e10 = min(e9, cols - 1);
-  const int e11 = l1 + 5 * L1;
-  const int e12 = min(e11, cols - 1);
-  const int e13 = l1 + 6 * L1;
-  const int e14 = min(e13, cols - 1);
-  const int e15 = l1 + 7 * L1;
-  const int e16 = min(e15, cols - 1);
+  const int e2 = l1 + 1 * L1;
+  const int e3 = l1 + 2 * L1;
+  const int e4 = l1 + 3 * L1;
+  const int e5 = l1 + 4 * L1;
+  const int e6 = l1 + 5 * L1;
+  const int e7 = l1 + 6 * L1;
+  const int e8 = l1 + 7 * L1;
+  const int e9 = min(e8, cols - 1);
   float acc1 = -INFINITY;
   float acc2 = -INFINITY;
   float acc3 = -INFINITY;
   float acc4 = -INFINITY;
-  const float v1 = m2[i1 + (long)e2 * m2_rows];
-  const float v2 = m2[i1 + (long)e4 * m2_rows];
-  const float v3 = m2[i1 + (long)e6 * m2_rows];
-  const float v4 = m2[i1 + (long)e8 * m2_rows];
-  const float v5 = m2[i1 + (long)e10 * m2_rows];
-  const float v6 = m2[i1 + (long)e12 * m2_rows];
-  const float v7 = m2[i1 + (long)e14 * m2_rows];
-  const float v8 = m2[i1 + (long)e16 * m2_rows];
-  acc1 = ((e1 < cols ? v1 : -INFINITY) > acc1 ? (e1 < cols ? v1 : -INFINITY) : acc1);
-  acc2 = ((e3 < cols ? v2 : -INFINITY) > acc2 ? (e3 < cols ? v2 : -INFINITY) : acc2);
-  acc3 = ((e5 < cols ? v3 : -INFINITY) > acc3 ? (e5 < cols ? v3 : -INFINITY) : acc3);
-  acc4 = ((e7 < cols ? v4 : -INFINITY) > acc4 ? (e7 < cols ? v4 : -INFINITY) : acc4);
-  acc1 = ((e9 < cols ? v5 : -INFINITY) > acc1 ? (e9 < cols ? v5 : -INFINITY) : acc1);
-  acc2 = ((e11 < cols ? v6 : -INFINITY) > acc2 ? (e11 < cols ? v6 : -INFINITY) : acc2);
-  acc3 = ((e13 < cols ? v7 : -INFINITY) > acc3 ? (e13 < cols ? v7 : -INFINITY) : acc3);
-  acc4 = ((e15 < cols ? v8 : -INFINITY) > acc4 ? (e15 < cols ? v8 : -INFINITY) : acc4);
+  const float v1 = m2[i1 + (long)e1 * m2_rows];
+  const float v2 = m2[i1 + (long)e2 * m2_rows];
+  const float v3 = m2[i1 + (long)e3 * m2_rows];
+  const float v4 = m2[i1 + (long)e4 * m2_rows];
+  const float v5 = m2[i1 + (long)e5 * m2_rows];
+  const float v6 = m2[i1 + (long)e6 * m2_rows];
+  const float v7 = m2[i1 + (long)e7 * m2_rows];
+  const float v8 = m2[i1 + (long)e9 * m2_rows];
+  acc1 = (v1 > acc1 ? v1 : acc1);
+  acc2 = (v2 > acc2 ? v2 : acc2);
+  acc3 = (v3 > acc3 ? v3 : acc3);
+  acc4 = (v4 > acc4 ? v4 : acc4);
+  acc1 = (v5 > acc1 ? v5 : acc1);
+  acc2 = (v6 > acc2 ? v6 : acc2);
+  acc3 = (v7 > acc3 ? v7 : acc3);
+  acc4 = ((e8 < cols ? v8 : -INFINITY) > acc4 ? (e8 < cols ? v8 : -INFINITY) : acc4);
   const float r1 = (acc2 > acc1 ? acc2 : acc1);
   const float r2 = (acc3 > r1 ? acc3 : r1);
   const float r3 = (acc4 > r2 ? acc4 : r2);
@@ -92,35 +85,35 @@ __attribute__((reqd_work_group_size(32, 8, 1))) kernel void evaluate(
   const float v22 = exp(v21);
   const float v23 = v8 - level1;
   const float v24 = exp(v23);
-  const float y1 = (e1 < cols ? v10 : 0) - acc5_c;
+  const float y1 = v10 - acc5_c;
   const float t1 = acc5 + y1;
   acc5_c = (t1 - acc5) - y1;
   acc5 = t1;
-  const float y2 = (e3 < cols ? v12 : 0) - acc6_c;
+  const float y2 = v12 - acc6_c;
   const float t2 = acc6 + y2;
   acc6_c = (t2 - acc6) - y2;
   acc6 = t2;
-  const float y3 = (e5 < cols ? v14 : 0) - acc7_c;
+  const float y3 = v14 - acc7_c;
   const float t3 = acc7 + y3;
   acc7_c = (t3 - acc7) - y3;
   acc7 = t3;
-  const float y4 = (e7 < cols ? v16 : 0) - acc8_c;
+  const float y4 = v16 - acc8_c;
   const float t4 = acc8 + y4;
   acc8_c = (t4 - acc8) - y4;
   acc8 = t4;
-  const float y5 = (e9 < cols ? v18 : 0) - acc5_c;
+  const float y5 = v18 - acc5_c;
   const float t5 = acc5 + y5;
   acc5_c = (t5 - acc5) - y5;
   acc5 = t5;
-  const float y6 = (e11 < cols ? v20 : 0) - acc6_c;
+  const float y6 = v20 - acc6_c;
   const float t6 = acc6 + y6;
   acc6_c = (t6 - acc6) - y6;
   acc6 = t6;
-  const float y7 = (e13 < cols ? v22 : 0) - acc7_c;
+  const float y7 = v22 - acc7_c;
   const float t7 = acc7 + y7;
   acc7_c = (t7 - acc7) - y7;
   acc7 = t7;
-  const float y8 = (e15 < cols ? v24 : 0) - acc8_c;
+  const float y8 = (e8 < cols ? v24 : 0) - acc8_c;
   const float t8 = acc8 + y8;
   acc8_c = (t8 - acc8) - y8;
   acc8 = t8;
@@ -144,28 +137,28 @@ __attribute__((reqd_work_group_size(32, 8, 1))) kernel void evaluate(
   const float v30 = v20 / level2;
   const float v31 = v22 / level2;
   const float v32 = v24 / level2;
-  if (i < rows && e1 < cols) {
-    m1[i1 + (long)e2 * m1_rows] = (float)v25;
+  if (i < rows) {
+    m1[i1 + (long)e1 * m1_rows] = (float)v25;
   }
-  if (i < rows && e3 < cols) {
-    m1[i1 + (long)e4 * m1_rows] = (float)v26;
+  if (i < rows) {
+    m1[i1 + (long)e2 * m1_rows] = (float)v26;
   }
-  if (i < rows && e5 < cols) {
-    m1[i1 + (long)e6 * m1_rows] = (float)v27;
+  if (i < rows) {
+    m1[i1 + (long)e3 * m1_rows] = (float)v27;
   }
-  if (i < rows && e7 < cols) {
-    m1[i1 + (long)e8 * m1_rows] = (float)v28;
+  if (i < rows) {
+    m1[i1 + (long)e4 * m1_rows] = (float)v28;
   }
-  if (i < rows && e9 < cols) {
-    m1[i1 + (long)e10 * m1_rows] = (float)v29;
+  if (i < rows) {
+    m1[i1 + (long)e5 * m1_rows] = (float)v29;
   }
-  if (i < rows && e11 < cols) {
-    m1[i1 + (long)e12 * m1_rows] = (float)v30;
+  if (i < rows) {
+    m1[i1 + (long)e6 * m1_rows] = (float)v30;
   }
-  if (i < rows && e13 < cols) {
-    m1[i1 + (long)e14 * m1_rows] = (float)v31;
+  if (i < rows) {
+    m1[i1 + (long)e7 * m1_rows] = (float)v31;
   }
-  if (i < rows && e15 < cols) {
-    m1[i1 + (long)e16 * m1_rows] = (float)v32;
+  if (i < rows && e8 < cols) {
+    m1[i1 + (long)e9 * m1_rows] = (float)v32;
   }
 }
