@@ -35,6 +35,10 @@ void share_terms(reduction_layout& out, const runtime::device_info& device, std:
   }
 }
 
+// A column reduction's parts interleave on a GPU when a group reads at least this many rows
+// of each column at a time (a warp's worth: 128 bytes of floats); see reduction_layout::part_extent.
+constexpr std::size_t interleaved_row_lanes = 32;
+
 // Parts per output when `groups` groups cover the outputs and each output has `length` terms
 // that `per_part` items read: enough to fill the device. A GPU rounds down, so that the groups
 // fit in one wave of resident groups (a second, mostly empty wave would cost as much as the
@@ -192,6 +196,7 @@ reduction_layout col_reduction_layout(const runtime::device_info& device, std::s
     out.col_step = cpu_blocks ? 1 : out.groups * out.local;
     out.parts = parts_for(device, out.groups, rows, 1, tuning.col_groups);
     out.part_length = ceil_div(rows, out.parts);
+    out.part_extent = out.part_length;
     out.chunk = out.span = out.part_length;
     out.step = 1;
   } else {
@@ -203,8 +208,20 @@ reduction_layout col_reduction_layout(const runtime::device_info& device, std::s
     }
     const std::size_t row_lanes = local / out.lanes;
     out.parts = parts_for(device, out.groups, rows, row_lanes, tuning.col_groups);
-    out.part_length = ceil_div(rows, out.parts);
-    share_terms(out, device, row_lanes, out.part_length);
+    if (!is_cpu(device) && out.parts > 1 && row_lanes >= interleaved_row_lanes) {
+      // Interleaved parts: part p's row lane l takes rows p * row_lanes + l, then every
+      // parts * row_lanes-th (H100: 2^26 x 1 column sum 0.78 -> 0.83x the copy; 8192 x 8192,
+      // 8 row lanes of 32 columns, 0.83 with consecutive rows, 0.80 interleaved).
+      out.part_length = row_lanes;
+      out.part_extent = rows;
+      out.chunk = 1;
+      out.span = rows;
+      out.step = out.parts * row_lanes;
+    } else {
+      out.part_length = ceil_div(rows, out.parts);
+      out.part_extent = out.part_length;
+      share_terms(out, device, row_lanes, out.part_length);
+    }
     if (!is_cpu(device)) out.groups = std::min(out.groups, target_groups(device, tuning.col_groups));
   }
   if (out.parts > 1) out.final_lanes = final_lanes_for(out.parts, local);

@@ -73,12 +73,20 @@ TEST(reduction_layout, row_and_column_parts_take_every_term_once) {
         // Every column in one block of `lanes` (columns_per_item per item in column blocks).
         const std::size_t per_block = col.columns_per_item > 1 ? col.local * col.columns_per_item : col.lanes;
         EXPECT_GE(col.col_blocks * per_block, cols) << rows << " x " << cols;
-        ASSERT_GE(col.part_length * col.parts, rows);
+        // Every row of a column once over all parts, consecutive or interleaved (trace_col_partials'
+        // loop: part p from p * part_length below p * part_length + part_extent).
+        const std::size_t row_lanes = col.columns_per_item > 1 ? 1 : col.local / col.lanes;
+        std::vector<int> taken(rows, 0);
         for (std::size_t part = 0; part < col.parts; ++part) {
-          const std::size_t begin = std::min(rows, part * col.part_length);
-          const std::size_t length = std::min(rows, begin + col.part_length) - begin;
-          EXPECT_EQ(coverage(col, col.columns_per_item > 1 ? 1 : col.local / col.lanes, length), std::vector<int>(length, 1)) << rows << " x " << cols;
+          const std::size_t begin = part * col.part_length;
+          const std::size_t end = std::min(rows, begin + col.part_extent);
+          for (std::size_t lane = 0; lane < row_lanes; ++lane) {
+            const std::size_t first = begin + lane * col.chunk;
+            const std::size_t last = std::min(end, first + col.span);
+            for (std::size_t row = first; row < last; row += col.step) ++taken[row];
+          }
         }
+        EXPECT_EQ(taken, std::vector<int>(rows, 1)) << rows << " x " << cols;
       }
 }
 
@@ -176,7 +184,9 @@ TEST(reduction_layout, gpu_reads_are_coalesced) {
     if (col.columns_per_item == 1) {
       EXPECT_GE(col.lanes, std::min<std::size_t>(cols, 32)) << rows << " x " << cols;
       EXPECT_EQ(col.chunk, 1u);
-      EXPECT_EQ(col.step, 256 / col.lanes);
+      // Several parts of groups with a warp of row lanes or more interleave (reduction_layout::part_extent).
+      const std::size_t row_lanes = 256 / col.lanes;
+      EXPECT_EQ(col.step, col.parts > 1 && row_lanes >= 32 ? col.parts * row_lanes : row_lanes) << rows << " x " << cols;
     } else {  // many short columns: an item's columns a grid apart
       EXPECT_EQ(col.first_col_step, 1u);
       EXPECT_EQ(col.col_step, col.groups * col.local) << rows << " x " << cols;

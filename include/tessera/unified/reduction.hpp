@@ -339,7 +339,8 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
     enqueue(k, exec, range,
             std::tuple_cat(common,
                            std::tuple(static_cast<std::int64_t>(layout.lanes), static_cast<std::int64_t>(layout.parts),
-                                      static_cast<std::int64_t>(layout.part_length)),
+                                      static_cast<std::int64_t>(layout.part_length),
+                                      static_cast<std::int64_t>(layout.part_extent)),
                            item_loop(layout), std::tuple(identity), launch_values(launch, args...), outputs,
                            std::tuple(static_cast<std::int64_t>(layout.col_blocks))));
   }

@@ -454,8 +454,10 @@ void trace_single_terms(const std::shared_ptr<kernel_trace>& t) {
 }
 
 /// Stage 1 of a column reduction: each group covers `lanes` columns; its row lanes take one part
-/// of the rows, a tree combines them; the column's value goes to result when there is one
-/// part, else to partials[part * cols + col].
+/// of the rows (from part * part_length below part * part_length + part_extent, every step-th:
+/// consecutive rows, or rows interleaved with the other parts'; reduction_layout), a tree
+/// combines them; the column's value goes to result when there is one part, else to
+/// partials[part * cols + col].
 template <typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
 void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string type(t->type_name<V>());
@@ -464,6 +466,7 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string lanes = t->scalar_parameter("long", "lanes");
   const std::string parts = t->scalar_parameter("long", "parts");
   const std::string part_length = t->scalar_parameter("long", "part_length");
+  const std::string part_extent = t->scalar_parameter("long", "part_extent");
   const item_parameters items = item_loop_parameters(t);
   const std::string identity = t->scalar_parameter(type, "identity");
   auto arguments = traced_arguments<Args...>(t, traced_launch{});
@@ -485,7 +488,7 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
   t->open_block("if (" + col + " < " + cols + ")");
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
-  const std::string end = t->constant("long", "min(" + rows + ", " + begin + " + " + part_length + ")", "end");
+  const std::string end = t->constant("long", "min(" + rows + ", " + begin + " + " + part_extent + ")", "end");
   const auto [first, last] = item_range(t, items, begin, row_lane, end);
   accumulate_range<Op>(
       t, acc, identity, first, last, items.step,
