@@ -34,10 +34,19 @@ const runtime::device_info& planning_device(const runtime::device_info& device) 
 }
 void plan_launches_as(const runtime::device_info* device) { planned_as = device; }
 
+// The smallest and largest block of rows of a CPU's work-item (blocked_rows_per_item).
+constexpr std::size_t least_blocked_rows = 16;
+constexpr std::size_t most_blocked_rows = 1024;
+
+std::size_t blocked_rows_per_item(index_t outputs) {
+  return std::clamp<std::size_t>(std::bit_floor(static_cast<std::size_t>(std::max<index_t>(outputs, 1))),
+                                 least_blocked_rows, most_blocked_rows);
+}
+
 bool reduction_rows_blocked(const runtime::device_info& device, bool rowwise, index_t outputs) {
-  // Fewer rows than a few blocks: the blocks' clamped rows would cost more than they save.
+  // Fewer rows than a few of the smallest blocks: one work-item per row.
   return device.type == runtime::device_type::cpu && rowwise &&
-         outputs >= static_cast<index_t>(4 * rows_per_item);
+         outputs >= static_cast<index_t>(4 * least_blocked_rows);
 }
 
 reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, index_t outputs, index_t length,
@@ -62,8 +71,8 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
                       std::max<std::size_t>(32, pow2_at_least(ceil_div(n_terms, 16)))});
     per_group = std::min(work_group / lanes, pow2_at_least(n_out));
   } else if (reduction_rows_blocked(device, rowwise, outputs)) {
-    // A CPU, many rows: blocks of rows_per_item rows per work-item, enough groups for the cores.
-    const std::size_t blocks = ceil_div(n_out, rows_per_item);
+    // A CPU, many rows: blocks of rows per work-item, enough groups for the cores.
+    const std::size_t blocks = ceil_div(n_out, blocked_rows_per_item(outputs));
     per_group = std::min({work_group, std::size_t{256},
                           std::bit_floor(std::max<std::size_t>(blocks / target_groups(device, false), 1))});
   } else {
@@ -76,14 +85,15 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
   reduction_plan plan;
   plan.local0 = rowwise ? per_group : lanes;
   plan.local1 = rowwise ? lanes : per_group;
-  plan.results_per_item = reduction_rows_blocked(device, rowwise, outputs) ? rows_per_item : 1;
+  plan.results_per_item = reduction_rows_blocked(device, rowwise, outputs) ? blocked_rows_per_item(outputs) : 1;
   const std::size_t result_groups =
       std::max<std::size_t>(ceil_div(n_out, per_group * plan.results_per_item), 1);
 
   // Parts: when the result groups cannot fill the device, split each result's terms, keeping
   // enough terms per lane that the finishing pass stays small.
   const std::size_t target = target_groups(device, gpu);
-  const std::size_t least_terms = gpu ? lanes * 16 : 4096;
+  // (A CPU's blocks of rows: a part of 1024 columns or more of a whole block is a long walk.)
+  const std::size_t least_terms = gpu ? lanes * 16 : plan.results_per_item > 1 ? 1024 : 4096;
   // Rounded down: a second, mostly empty wave of groups would take as long as the first.
   std::size_t parts = 1;
   if (2 * result_groups <= target && n_terms > least_terms)

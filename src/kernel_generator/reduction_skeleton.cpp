@@ -249,7 +249,7 @@ std::string generate_blocked_rows_pass(const assignment_code& code, const std::v
   code.declare_parameters(kc);
   const std::string length = kc.integer_parameter_of(roots.front()->node, "length");
   const std::vector<std::string> partials = declare_reduction_parameters(b, roots, false).first;
-  const std::string block = std::to_string(rows_per_item);
+  const std::string block = std::to_string(blocked_rows_per_item(roots.front()->outputs));
   b.declare("const int", "i0", "get_global_id(0) * " + block);
   b.declare("const int", "j", "0");
   b.declare("const int", "part", "get_group_id(1)");
@@ -397,7 +397,7 @@ cl::Event launch_reduction_assignment(runtime::kernel_cache<std::vector<int>, re
   const reduction_site& first = *roots.front();
   const runtime::device_info& device = planning_device(ctx.device());
   const bool blocked = reduction_rows_blocked(device, first.rowwise, first.outputs);
-  pattern.push_back(blocked ? 1 : 0);
+  pattern.push_back(blocked ? static_cast<int>(blocked_rows_per_item(first.outputs)) : 0);  // the block is in the code
   const auto kernels = counted_get(cache, ctx, pattern, [&] {
     return reduction_kernels{build_kernel(ctx, blocked ? generate_blocked_rows_pass(code, roots)
                                                        : generate_reduction_source(code, roots, false)),

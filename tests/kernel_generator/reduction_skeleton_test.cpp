@@ -28,8 +28,9 @@ TYPED_TEST_SUITE(KernelGeneratorReductionSkeleton, value_types);
 struct shape_case {
   index_t rows, cols;
 };
-const std::vector<shape_case> scaled_shapes{{67, 67},  {13, 2053}, {2053, 13}, {1, 40009},
-                                             {40009, 1}, {0, 17},   {17, 0},    {1, 1}};
+// {131, 5003}: on a CPU, two blocks of 128 rows (the second clamped) with the columns in parts.
+const std::vector<shape_case> scaled_shapes{{67, 67},  {13, 2053}, {2053, 13}, {1, 40009}, {40009, 1},
+                                             {0, 17},   {17, 0},    {1, 1},     {131, 5003}};
 
 template <typename T, typename F>
 void expect_matches_host(F f, const matrix<T>& a, const char* what) {
@@ -426,7 +427,8 @@ TEST(ReductionPlan, ACpuTakesBlocksOfRowsAndKeepsItsCoresBusy) {
   EXPECT_FALSE(reduction_rows_blocked(gpu_like(132), true, 4096));
   for (const index_t rows : {64, 67, 4096, 65536, 1 << 24}) {
     const reduction_plan p = plan_reduction(cpu, true, rows, 4096, 256);
-    EXPECT_EQ(p.results_per_item, rows_per_item);
+    EXPECT_EQ(p.results_per_item, blocked_rows_per_item(rows));
+    EXPECT_EQ(p.results_per_item, std::min<std::size_t>(std::bit_floor(static_cast<std::size_t>(rows)), 1024));
     EXPECT_GE(static_cast<index_t>(p.groups0 * p.results_per_group(true)), rows);
     if (rows >= 4096) {
       EXPECT_GE(p.groups0 * p.groups1, 8u) << rows << ": four groups per core";

@@ -22,24 +22,24 @@ kernel void evaluate(
     local float* scratch0,
     global float* partials1,
     local float* scratch1) {
-  const int i0 = get_global_id(0) * 16;
+  const int i0 = get_global_id(0) * 64;
   const int j = 0;
   const int part = get_group_id(1);
   const int k_begin = part * part_length;
   const int k_end = (int)min((long)length1, (long)k_begin + part_length);
-  float acc1[16];
-  float acc1_c[16];
-  for (int r = 0; r < 16; ++r) {
+  float acc1[64];
+  float acc1_c[64];
+  for (int r = 0; r < 64; ++r) {
     acc1[r] = 0;
     acc1_c[r] = 0;
   }
-  float acc2[16];
-  for (int r = 0; r < 16; ++r) {
+  float acc2[64];
+  for (int r = 0; r < 64; ++r) {
     acc2[r] = -INFINITY;
   }
-  if (i0 + 16 <= rows) {
+  if (i0 + 64 <= rows) {
     for (int k = k_begin; k < k_end; ++k) {
-      for (int r = 0; r < 16; ++r) {
+      for (int r = 0; r < 64; ++r) {
         const int ir = i0 + r;
         const float v1 = m3[ir + (long)k * m3_rows];
         const float v2 = v1 * v1;
@@ -53,7 +53,7 @@ kernel void evaluate(
   }
   else {
     for (int k = k_begin; k < k_end; ++k) {
-      for (int r = 0; r < 16; ++r) {
+      for (int r = 0; r < 64; ++r) {
         const int ir = min(i0 + r, rows - 1);
         const float v3 = m3[ir + (long)k * m3_rows];
         const float v4 = v3 * v3;
@@ -65,7 +65,7 @@ kernel void evaluate(
       }
     }
   }
-  for (int r = 0; r < 16; ++r) {
+  for (int r = 0; r < 64; ++r) {
     const int i = i0 + r;
     if (i < rows) {
       const float r1 = (acc1[r] - acc1_c[r]);
