@@ -6,6 +6,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSERA_BUILD_DIR:-$root/build}
+# shellcheck source=scripts/test-environment.sh
+source "$root/scripts/test-environment.sh"
 runs=${TESSERA_REPEAT_RUNS:-10}
 log_dir=$(mktemp -d)
 trap 'rm -rf "$log_dir"' EXIT

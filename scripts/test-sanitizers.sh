@@ -55,6 +55,8 @@ case "$mode" in
 esac
 
 "$root/scripts/install-deps.sh"
+# shellcheck source=scripts/test-environment.sh
+source "$root/scripts/test-environment.sh"
 # The tests' program cache is the test command's (scripts/test.sh): its kernels are built already.
 kernel_cache=${TESSERA_BUILD_DIR:-$root/build}/test-kernel-cache
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUNING_TARGET=CI -DTESSERA_BUILD_BENCHMARKS=OFF \

@@ -4,6 +4,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
+# shellcheck source=scripts/test-environment.sh
+source "$root/scripts/test-environment.sh"
 "$root/scripts/build.sh" -DTUNING_TARGET=CI  # the tests need only the small set
 build=${TESSERA_BUILD_DIR:-$root/build}
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" ${TESSERA_CTEST_ARGS:-}
