@@ -56,6 +56,8 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
   const auto n_terms = static_cast<std::size_t>(std::max<index_t>(length, 0));
   work_group = std::max<std::size_t>(std::bit_floor(std::max<std::size_t>(work_group, 1)), 1);
 
+  // Rows per work-item: a CPU's block of rows (reduction_rows_blocked), else 1.
+  const std::size_t block = reduction_rows_blocked(device, rowwise, outputs) ? blocked_rows_per_item(outputs) : 1;
   // lanes: work-items sharing one result; per_group: results per work-group.
   std::size_t lanes = 1, per_group = 1;
   if (gpu && rowwise) {
@@ -70,9 +72,9 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
     lanes = std::min({work_group, pow2_at_least(n_terms),
                       std::max<std::size_t>(32, pow2_at_least(ceil_div(n_terms, 16)))});
     per_group = std::min(work_group / lanes, pow2_at_least(n_out));
-  } else if (reduction_rows_blocked(device, rowwise, outputs)) {
+  } else if (block > 1) {
     // A CPU, many rows: blocks of rows per work-item, enough groups for the cores.
-    const std::size_t blocks = ceil_div(n_out, blocked_rows_per_item(outputs));
+    const std::size_t blocks = ceil_div(n_out, block);
     per_group = std::min({work_group, std::size_t{256},
                           std::bit_floor(std::max<std::size_t>(blocks / target_groups(device, false), 1))});
   } else {
@@ -85,7 +87,7 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
   reduction_plan plan;
   plan.local0 = rowwise ? per_group : lanes;
   plan.local1 = rowwise ? lanes : per_group;
-  plan.results_per_item = reduction_rows_blocked(device, rowwise, outputs) ? blocked_rows_per_item(outputs) : 1;
+  plan.results_per_item = block;
   const std::size_t result_groups =
       std::max<std::size_t>(ceil_div(n_out, per_group * plan.results_per_item), 1);
 
@@ -93,7 +95,7 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
   // enough terms per lane that the finishing pass stays small.
   const std::size_t target = target_groups(device, gpu);
   // (A CPU's blocks of rows: a part of 1024 columns or more of a whole block is a long walk.)
-  const std::size_t least_terms = gpu ? lanes * 16 : plan.results_per_item > 1 ? 1024 : 4096;
+  const std::size_t least_terms = gpu ? lanes * 16 : block > 1 ? 1024 : 4096;
   // Rounded down: a second, mostly empty wave of groups would take as long as the first.
   std::size_t parts = 1;
   if (2 * result_groups <= target && n_terms > least_terms)
