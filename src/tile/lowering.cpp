@@ -114,21 +114,7 @@ class element_emitter {
       case value_expression::kind::dimension: return literal(static_cast<double>(lp_.shapes.dimensions[v.id]));
       case value_expression::kind::tensor: return read(v.id);
       case value_expression::kind::negate: return fmt::format("(-{})", emit(v.operands[0]));
-      case value_expression::kind::binary: {
-        const std::string a = emit_left_operand(v), b = emit(v.operands[1]);
-        switch (v.op) {
-          case token_kind::plus: return fmt::format("({} + {})", a, b);
-          case token_kind::minus: return fmt::format("({} - {})", a, b);
-          case token_kind::star: return fmt::format("({} * {})", a, b);
-          case token_kind::slash: return fmt::format("({} / {})", a, b);
-          case token_kind::equal: return fmt::format("(({})({} == {}))", type_, a, b);
-          case token_kind::not_equal: return fmt::format("(({})({} != {}))", type_, a, b);
-          case token_kind::less: return fmt::format("(({})({} < {}))", type_, a, b);
-          case token_kind::greater: return fmt::format("(({})({} > {}))", type_, a, b);
-          case token_kind::less_equal: return fmt::format("(({})({} <= {}))", type_, a, b);
-          default: return fmt::format("(({})({} >= {}))", type_, a, b);
-        }
-      }
+      case value_expression::kind::binary: return emit_binary_chain(v);
       case value_expression::kind::select:
         return fmt::format("(({} != {}) ? {} : {})", emit(v.operands[0]), literal(0), emit(v.operands[1]),
                            emit(v.operands[2]));
@@ -141,19 +127,47 @@ class element_emitter {
     return "0";
   }
 
-  /// The left operand of a binary operation, without its own parentheses when both are + or -
-  /// (or both * or /): C reads `a + b + c` as `(a + b) + c`, the same operations in the same
-  /// order, and a long Tile sum stays within the OpenCL compiler's bracket nesting limit (256
-  /// in clang) instead of nesting one level per term.
-  std::string emit_left_operand(const value_expression& v) {
-    const value_expression& left = v.operands[0];
+  /// A binary operation and the chain of binary operations down its left operands (a long Tile
+  /// sum is one such chain), emitted from the bottom up in the order a recursion would take (each
+  /// left operand before its right one) but without recursing along the chain: a flat sum of
+  /// any length takes one frame, only right operands and other nesting recurse (bounded by the
+  /// parser's max_expression_height). A recursion per term overflowed the stack under clang's
+  /// AddressSanitizer at 1,001 terms.
+  ///
+  /// A left operand loses its own parentheses when both operations are + or - (or both * or /):
+  /// C reads `a + b + c` as `(a + b) + c`, the same operations in the same order, and a long
+  /// Tile sum stays within the OpenCL compiler's bracket nesting limit (256 in clang) instead of
+  /// nesting one level per term.
+  std::string emit_binary_chain(const value_expression& top) {
+    const auto is_binary = [](const value_expression& e) { return e.what == value_expression::kind::binary; };
+    std::vector<const value_expression*> chain{&top};
+    while (is_binary(chain.back()->operands[0])) chain.push_back(&chain.back()->operands[0]);
     const auto additive = [](token_kind op) { return op == token_kind::plus || op == token_kind::minus; };
     const auto multiplicative = [](token_kind op) { return op == token_kind::star || op == token_kind::slash; };
-    std::string text = emit(left);
-    if (left.what == value_expression::kind::binary &&
-        ((additive(v.op) && additive(left.op)) || (multiplicative(v.op) && multiplicative(left.op))))
-      return text.substr(1, text.size() - 2);  // "(x + y)" emitted above: the outer pair
+    std::string text = emit(chain.back()->operands[0]);
+    for (auto node = chain.rbegin(); node != chain.rend(); ++node) {
+      const value_expression& v = **node;
+      const value_expression& left = v.operands[0];
+      if (is_binary(left) && ((additive(v.op) && additive(left.op)) || (multiplicative(v.op) && multiplicative(left.op))))
+        text = text.substr(1, text.size() - 2);  // "(x + y)" emitted one step before: the outer pair
+      text = binary_text(v.op, text, emit(v.operands[1]));
+    }
     return text;
+  }
+
+  std::string binary_text(token_kind op, const std::string& a, const std::string& b) const {
+    switch (op) {
+      case token_kind::plus: return fmt::format("({} + {})", a, b);
+      case token_kind::minus: return fmt::format("({} - {})", a, b);
+      case token_kind::star: return fmt::format("({} * {})", a, b);
+      case token_kind::slash: return fmt::format("({} / {})", a, b);
+      case token_kind::equal: return fmt::format("(({})({} == {}))", type_, a, b);
+      case token_kind::not_equal: return fmt::format("(({})({} != {}))", type_, a, b);
+      case token_kind::less: return fmt::format("(({})({} < {}))", type_, a, b);
+      case token_kind::greater: return fmt::format("(({})({} > {}))", type_, a, b);
+      case token_kind::less_equal: return fmt::format("(({})({} <= {}))", type_, a, b);
+      default: return fmt::format("(({})({} >= {}))", type_, a, b);
+    }
   }
 
   /// Emits statement s at this element; its value becomes a local. Returns the local's name.

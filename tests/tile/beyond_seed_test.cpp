@@ -20,8 +20,11 @@ TEST(BeyondSeed, PaddedConvolution2D) {
   const std::string source = R"(function (I[N, X, Y, CI], K[KX, KY, CI, CO]) -> (O) {
         O[n, x, y, co: N, X, Y, CO] = +(I[n, x + i - 1, y + j - 1, ci] * K[i, j, ci, co]);
     })";
-  for (const auto& [n, xs, ys, ci, co] : std::vector<std::array<std::int64_t, 5>>{
+  for (const auto& dims : std::vector<std::array<std::int64_t, 5>>{
            {1, 1, 1, 1, 1}, {2, 7, 5, 3, 4}, {1, 2, 9, 2, 3}}) {
+    // Named copies, not a structured binding: the lambdas below capture them (clang 14
+    // cannot capture a binding).
+    const std::int64_t n = dims[0], xs = dims[1], ys = dims[2], ci = dims[3], co = dims[4];
     expect_all_agree<float>(source, {{n, xs, ys, ci}, {3, 3, ci, co}}, [&](const auto& in) {
       std::vector<double> o(n * xs * ys * co, 0.0);
       for (std::int64_t b = 0; b < n; ++b)
@@ -88,8 +91,11 @@ TEST(BeyondSeed, TransposedConvolutionWithFractionalIndexCoefficients) {
         O[n, x, co: N, {0} * (L - 1) + LK, CO] = +(I[n, (x - k) / {0}, ci] * K[k, ci, co]);
     }})",
                                            stride);
-    for (const auto& [n, l, ci, lk, co] : std::vector<std::array<std::int64_t, 5>>{
+    for (const auto& dims : std::vector<std::array<std::int64_t, 5>>{
              {1, 1, 1, 1, 1}, {2, 5, 3, 3, 2}, {1, 7, 2, 4, 3}, {1, 3, 1, 5, 1}}) {
+      // Named copies, not a structured binding: the lambdas below capture them (clang 14
+      // cannot capture a binding).
+      const std::int64_t n = dims[0], l = dims[1], ci = dims[2], lk = dims[3], co = dims[4];
       expect_all_agree<float>(source, {{n, l, ci}, {lk, ci, co}}, [&](const auto& in) {
         const std::int64_t lo = stride * (l - 1) + lk;
         std::vector<double> o(n * lo * co, 0.0);

@@ -49,8 +49,11 @@ TYPED_TEST(SeedExample, MatrixMultiplication) {
   const std::string source = R"(function (A[M, L], B[L, N]) -> (C) {
         C[i, j: M, N] = +(A[i, k] * B[k, j]);
     })";
-  for (const auto& [m, l, n] : std::vector<std::array<std::int64_t, 3>>{
+  for (const auto& dims : std::vector<std::array<std::int64_t, 3>>{
            {1, 1, 1}, {7, 5, 9}, {13, 1, 17}, {33, 31, 3}, {0, 3, 4}, {3, 0, 4}, {2, 3, 0}}) {
+    // Named copies, not a structured binding: the lambdas below capture them (clang 14
+    // cannot capture a binding).
+    const std::int64_t m = dims[0], l = dims[1], n = dims[2];
     expect_all_agree<T>(source, {{m, l}, {l, n}}, [&](const auto& in) {
       std::vector<double> c(m * n, 0.0);
       for (std::int64_t i = 0; i < m; ++i)
@@ -232,8 +235,11 @@ TYPED_TEST(SeedExample, Convolution1D) {
   const std::string source = R"(function (I[N, L, CI], K[LK, CI, CO]) -> (O) {
         O[n, x, co: N, L - LK + 1, CO] = +(I[n, x + k, ci] * K[k, ci, co]);
     })";
-  for (const auto& [n, l, ci, lk, co] : std::vector<std::array<std::int64_t, 5>>{
+  for (const auto& dims : std::vector<std::array<std::int64_t, 5>>{
            {1, 1, 1, 1, 1}, {2, 11, 3, 3, 5}, {3, 8, 1, 8, 2}, {1, 5, 7, 2, 9}}) {
+    // Named copies, not a structured binding: the lambdas below capture them (clang 14
+    // cannot capture a binding).
+    const std::int64_t n = dims[0], l = dims[1], ci = dims[2], lk = dims[3], co = dims[4];
     expect_all_agree<T>(source, {{n, l, ci}, {lk, ci, co}}, [&](const auto& in) {
       const std::int64_t lx = l - lk + 1;
       std::vector<double> o(n * lx * co, 0.0);
@@ -254,8 +260,11 @@ TYPED_TEST(SeedExample, DilatedConvolution2D) {
         O[n, x, y, co: N, Lx - 2 * (LKx - 1), Ly - 3 * (LKy - 1), CO] =
                 +(I[n, x + 2 * kx, y + 3 * ky, ci] * K[kx, ky, ci, co]);
     })";
-  for (const auto& [n, lx, ly, ci, kx, ky, co] : std::vector<std::array<std::int64_t, 7>>{
+  for (const auto& dims : std::vector<std::array<std::int64_t, 7>>{
            {1, 1, 1, 1, 1, 1, 1}, {2, 9, 11, 3, 3, 3, 5}, {1, 7, 13, 2, 2, 4, 3}, {3, 5, 7, 1, 3, 3, 1}}) {
+    // Named copies, not a structured binding: the lambdas below capture them (clang 14
+    // cannot capture a binding).
+    const std::int64_t n = dims[0], lx = dims[1], ly = dims[2], ci = dims[3], kx = dims[4], ky = dims[5], co = dims[6];
     expect_all_agree<T>(source, {{n, lx, ly, ci}, {kx, ky, ci, co}}, [&](const auto& in) {
       const std::int64_t ox = lx - 2 * (kx - 1), oy = ly - 3 * (ky - 1);
       std::vector<double> o(n * ox * oy * co, 0.0);

@@ -159,7 +159,9 @@ int main(int argc, char** argv) {
     const auto outputs = parse_bindings(out_items, "--out");
     for (const auto& [name, file] : outputs) {
       const auto& outs = f.checked().outputs;
-      if (std::none_of(outs.begin(), outs.end(), [&](std::size_t id) { return f.checked().tensors[id].name == name; }))
+      // name captured by a named copy: clang 14 cannot capture a structured binding.
+      if (std::none_of(outs.begin(), outs.end(),
+                       [&, &wanted = name](std::size_t id) { return f.checked().tensors[id].name == wanted; }))
         throw usage_error(fmt::format("--out {}: the function has no output named '{}'", name, name));
       // A missing folder or a directory fails now, not after the run.
       tessera::runtime::check_writable(file);

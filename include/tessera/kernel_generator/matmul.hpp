@@ -73,7 +73,9 @@ class matmul_ : public operation<matmul_<A, B>, value_type_t<A>, A, B> {
 
   template <typename X, typename Y>
   matmul_(X&& a, Y&& b) : base(std::forward<X>(a), std::forward<Y>(b)) {
-    const auto &x = this->template argument<0>(), &y = this->template argument<1>();
+    // Two declarations: the operands' types differ (one `auto` for both is ill-formed; clang refuses it).
+    const auto& x = this->template argument<0>();
+    const auto& y = this->template argument<1>();
     if (x.cols() != y.rows())
       throw argument_error("matmul: the inner dimensions differ: " + shape_string(x.rows(), x.cols()) + " times " +
                            shape_string(y.rows(), y.cols()));

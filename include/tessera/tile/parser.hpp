@@ -12,9 +12,10 @@ inline constexpr int max_nesting_depth = 200;
 
 /// A flat chain of binary operators (`A + A + ... + A`) is not nesting, but its syntax tree is
 /// as tall as the chain is long and every later walk of the tree recurses along it: trees
-/// taller than this are refused too. The bound keeps the deepest walk (the lowering's emitter)
-/// within an 8 MB stack with room to spare under AddressSanitizer, whose frames are the
-/// largest (it overflowed at 2000).
+/// taller than this are refused too. The bound keeps the walks that recurse along a chain (the
+/// checker's, the shape inference's) within an 8 MB stack with room to spare under
+/// AddressSanitizer, whose frames are the largest (GCC's overflowed at 2000); the lowering's
+/// emitter walks a chain in a loop (clang's overflowed at 1001 when it recursed).
 inline constexpr int max_expression_height = 1000;
 
 /// The syntax tree of source. Throws syntax_error with the line and column of the first
