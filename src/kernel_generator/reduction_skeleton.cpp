@@ -3,6 +3,7 @@
 #include <tessera/kernel_generator/reduction_skeleton.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -125,10 +126,11 @@ std::vector<std::string> declare_level_scratch(codegen::kernel_builder& b, const
   return scratch;
 }
 
-/// reduction_unroll accumulators of site at its identity (with their compensations).
-std::vector<std::string> declare_accumulators(codegen::kernel_builder& b, const reduction_site& site) {
+/// `count` accumulators of site at its identity (with their compensations).
+std::vector<std::string> declare_accumulators(codegen::kernel_builder& b, const reduction_site& site,
+                                              int count = reduction_unroll) {
   std::vector<std::string> acc;
-  for (int u = 0; u < reduction_unroll; ++u) {
+  for (int u = 0; u < count; ++u) {
     acc.push_back(b.fresh_name("acc"));
     b.declare(site.type, acc.back(), site.initial);
     if (site.compensated) b.declare(site.type, acc.back() + "_c", "0");
@@ -303,7 +305,7 @@ std::string generate_blocked_rows_pass(const assignment_code& code, const std::v
 }
 
 std::string generate_reduction_source(const assignment_code& code, const std::vector<const reduction_site*>& roots,
-                                      bool finishing) {
+                                      bool finishing, const reduction_walk& walk) {
   codegen::kernel_builder b("evaluate");
   kernel_context kc(b);
   code.declare_parameters(kc);
@@ -343,25 +345,26 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
   b.declare("const int", "k_end", "(int)min((long)part_end, (long)k_begin + lane_span)");
   // acc[r][u]: root r's accumulator u.
   std::vector<std::vector<std::string>> acc;
-  for (const reduction_site* root : roots) acc.push_back(declare_accumulators(b, *root));
+  const int chains = walk.accumulators;
+  for (const reduction_site* root : roots) acc.push_back(declare_accumulators(b, *root, chains));
   const auto term_at = [&](const reduction_site& site, const std::string& k) {
     return rowwise ? site.term(kc, "i", k) : site.term(kc, k, "j");
   };
+  // A step of u terms: u lane steps, or u itself when the lane's terms are consecutive.
+  const auto steps = [&](int u) { return walk.consecutive ? std::to_string(u) : std::to_string(u) + " * lane_step"; };
   kc.open_scope("if (" + in_range + ")");
   b.declare("int", "k", "k_begin");
-  kc.open_scope("for (; k < k_end - " + std::to_string(reduction_unroll - 1) + " * lane_step; k += " +
-                std::to_string(reduction_unroll) + " * lane_step)");
+  kc.open_scope("for (; k < k_end - " + steps(chains - 1) + "; k += " + steps(chains) + ")");
   std::vector<std::string> ks{"k"};
-  for (int u = 1; u < reduction_unroll; ++u)
-    ks.push_back(b.declare_fresh("int", "k + " + std::to_string(u) + " * lane_step", "k"));
+  for (int u = 1; u < chains; ++u) ks.push_back(b.declare_fresh("int", "k + " + steps(u), "k"));
   // Every load first, then the accumulations: the loads do not wait for each other.
   std::vector<std::vector<std::string>> terms(roots.size());
   for (std::size_t r = 0; r < roots.size(); ++r)
-    for (int u = 0; u < reduction_unroll; ++u) terms[r].push_back(term_at(*roots[r], ks[static_cast<std::size_t>(u)]));
+    for (int u = 0; u < chains; ++u) terms[r].push_back(term_at(*roots[r], ks[static_cast<std::size_t>(u)]));
   for (std::size_t r = 0; r < roots.size(); ++r)
-    for (int u = 0; u < reduction_unroll; ++u) emit_accumulate(b, *roots[r], acc[r][u], terms[r][u]);
+    for (int u = 0; u < chains; ++u) emit_accumulate(b, *roots[r], acc[r][u], terms[r][u]);
   kc.close_scope();
-  kc.open_scope("for (; k < k_end; k += lane_step)");
+  kc.open_scope(walk.consecutive ? "for (; k < k_end; ++k)" : "for (; k < k_end; k += lane_step)");
   for (std::size_t r = 0; r < roots.size(); ++r) emit_accumulate(b, *roots[r], acc[r][0], term_at(*roots[r], "k"));
   kc.close_scope();
   kc.close_scope();
@@ -398,13 +401,19 @@ cl::Event launch_reduction_assignment(runtime::kernel_cache<std::vector<int>, re
   const runtime::device_info& device = planning_device(ctx.device());
   const bool blocked = reduction_rows_blocked(device, first.rowwise, first.outputs);
   pattern.push_back(blocked ? static_cast<int>(blocked_rows_per_item(first.outputs)) : 0);  // the block is in the code
+  const reduction_walk walk = pass_walk(device);
+  pattern.push_back(walk.accumulators);  // so is the walk
+  pattern.push_back(walk.consecutive ? 1 : 0);
   const auto kernels = counted_get(cache, ctx, pattern, [&] {
     return reduction_kernels{build_kernel(ctx, blocked ? generate_blocked_rows_pass(code, roots)
-                                                       : generate_reduction_source(code, roots, false)),
-                             build_kernel(ctx, generate_reduction_source(code, roots, true))};
+                                                       : generate_reduction_source(code, roots, false, walk)),
+                             build_kernel(ctx, generate_reduction_source(code, roots, true, walk))};
   });
   const reduction_plan plan =
       plan_reduction(device, first.rowwise, first.outputs, first.length, kernels->pass.power_of_two_work_group(256));
+  if (walk.consecutive && plan.lane_step != 1)
+    throw std::logic_error("reduction: a pass generated for consecutive terms planned with lane_step " +
+                           std::to_string(plan.lane_step));
 
   argument_list assignment_arguments;
   code.gather_arguments(assignment_arguments, result.rows, result.cols);

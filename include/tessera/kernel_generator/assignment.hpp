@@ -238,10 +238,14 @@ std::string assignment_source(const std::tuple<Targets...>& targets, const std::
     }
     if (analysis.roots.empty()) return source + generate_kernel_source(code, split);
     const reduction_site& first = *analysis.roots.front();
-    const bool blocked = reduction_rows_blocked(planning_device(ctx.device()), first.rowwise, first.outputs);
+    const runtime::device_info& device = planning_device(ctx.device());
+    const bool blocked = reduction_rows_blocked(device, first.rowwise, first.outputs);
+    const reduction_walk walk = pass_walk(device);
     return source + "// the pass over the terms\n" +
-           (blocked ? generate_blocked_rows_pass(code, analysis.roots) : generate_reduction_source(code, analysis.roots, false)) +
-           "\n// the finishing pass (when the terms are split into parts)\n" + generate_reduction_source(code, analysis.roots, true);
+           (blocked ? generate_blocked_rows_pass(code, analysis.roots)
+                    : generate_reduction_source(code, analysis.roots, false, walk)) +
+           "\n// the finishing pass (when the terms are split into parts)\n" +
+           generate_reduction_source(code, analysis.roots, true, walk);
   }
 }
 }  // namespace detail

@@ -129,9 +129,9 @@ inline void materialize_reductions(const reduction_analysis& analysis, const run
 /// The OpenCL C of the pass over the terms (finishing = false) or of the finishing pass.
 /// Parameters: the assignment's (visit_kernel_parameters), then parts, part_length, lane_chunk,
 /// lane_span, lane_step, and per root its partial results and its local scratch (the finishing
-/// pass: parts, then the partial results).
+/// pass: parts, then the partial results). walk: the device's pass_walk (the pass's loop).
 std::string generate_reduction_source(const assignment_code& code, const std::vector<const reduction_site*>& roots,
-                                      bool finishing);
+                                      bool finishing, const reduction_walk& walk);
 
 /// The pass over the terms of a CPU's rowwise reduction in blocks (reduction_rows_blocked): work-item
 /// b takes rows_per_item consecutive rows from row b * rows_per_item and walks its part's columns

@@ -32,30 +32,90 @@ kernel void evaluate(
   float acc2 = -INFINITY;
   float acc3 = -INFINITY;
   float acc4 = -INFINITY;
+  float acc5 = -INFINITY;
+  float acc6 = -INFINITY;
+  float acc7 = -INFINITY;
+  float acc8 = -INFINITY;
+  float acc9 = -INFINITY;
+  float acc10 = -INFINITY;
+  float acc11 = -INFINITY;
+  float acc12 = -INFINITY;
+  float acc13 = -INFINITY;
+  float acc14 = -INFINITY;
+  float acc15 = -INFINITY;
+  float acc16 = -INFINITY;
   if (i < rows) {
     int k = k_begin;
-    for (; k < k_end - 3 * lane_step; k += 4 * lane_step) {
-      const int k1 = k + 1 * lane_step;
-      const int k2 = k + 2 * lane_step;
-      const int k3 = k + 3 * lane_step;
+    for (; k < k_end - 15; k += 16) {
+      const int k1 = k + 1;
+      const int k2 = k + 2;
+      const int k3 = k + 3;
+      const int k4 = k + 4;
+      const int k5 = k + 5;
+      const int k6 = k + 6;
+      const int k7 = k + 7;
+      const int k8 = k + 8;
+      const int k9 = k + 9;
+      const int k10 = k + 10;
+      const int k11 = k + 11;
+      const int k12 = k + 12;
+      const int k13 = k + 13;
+      const int k14 = k + 14;
+      const int k15 = k + 15;
       const float v1 = m2[i + (long)k * m2_rows];
       const float v2 = m2[i + (long)k1 * m2_rows];
       const float v3 = m2[i + (long)k2 * m2_rows];
       const float v4 = m2[i + (long)k3 * m2_rows];
+      const float v5 = m2[i + (long)k4 * m2_rows];
+      const float v6 = m2[i + (long)k5 * m2_rows];
+      const float v7 = m2[i + (long)k6 * m2_rows];
+      const float v8 = m2[i + (long)k7 * m2_rows];
+      const float v9 = m2[i + (long)k8 * m2_rows];
+      const float v10 = m2[i + (long)k9 * m2_rows];
+      const float v11 = m2[i + (long)k10 * m2_rows];
+      const float v12 = m2[i + (long)k11 * m2_rows];
+      const float v13 = m2[i + (long)k12 * m2_rows];
+      const float v14 = m2[i + (long)k13 * m2_rows];
+      const float v15 = m2[i + (long)k14 * m2_rows];
+      const float v16 = m2[i + (long)k15 * m2_rows];
       acc1 = (v1 > acc1 ? v1 : acc1);
       acc2 = (v2 > acc2 ? v2 : acc2);
       acc3 = (v3 > acc3 ? v3 : acc3);
       acc4 = (v4 > acc4 ? v4 : acc4);
+      acc5 = (v5 > acc5 ? v5 : acc5);
+      acc6 = (v6 > acc6 ? v6 : acc6);
+      acc7 = (v7 > acc7 ? v7 : acc7);
+      acc8 = (v8 > acc8 ? v8 : acc8);
+      acc9 = (v9 > acc9 ? v9 : acc9);
+      acc10 = (v10 > acc10 ? v10 : acc10);
+      acc11 = (v11 > acc11 ? v11 : acc11);
+      acc12 = (v12 > acc12 ? v12 : acc12);
+      acc13 = (v13 > acc13 ? v13 : acc13);
+      acc14 = (v14 > acc14 ? v14 : acc14);
+      acc15 = (v15 > acc15 ? v15 : acc15);
+      acc16 = (v16 > acc16 ? v16 : acc16);
     }
-    for (; k < k_end; k += lane_step) {
-      const float v5 = m2[i + (long)k * m2_rows];
-      acc1 = (v5 > acc1 ? v5 : acc1);
+    for (; k < k_end; ++k) {
+      const float v17 = m2[i + (long)k * m2_rows];
+      acc1 = (v17 > acc1 ? v17 : acc1);
     }
   }
   const float r1 = (acc2 > acc1 ? acc2 : acc1);
   const float r2 = (acc3 > r1 ? acc3 : r1);
   const float r3 = (acc4 > r2 ? acc4 : r2);
-  scratch0[l1 * L0 + l0] = r3;
+  const float r4 = (acc5 > r3 ? acc5 : r3);
+  const float r5 = (acc6 > r4 ? acc6 : r4);
+  const float r6 = (acc7 > r5 ? acc7 : r5);
+  const float r7 = (acc8 > r6 ? acc8 : r6);
+  const float r8 = (acc9 > r7 ? acc9 : r7);
+  const float r9 = (acc10 > r8 ? acc10 : r8);
+  const float r10 = (acc11 > r9 ? acc11 : r9);
+  const float r11 = (acc12 > r10 ? acc12 : r10);
+  const float r12 = (acc13 > r11 ? acc13 : r11);
+  const float r13 = (acc14 > r12 ? acc14 : r12);
+  const float r14 = (acc15 > r13 ? acc15 : r13);
+  const float r15 = (acc16 > r14 ? acc16 : r14);
+  scratch0[l1 * L0 + l0] = r15;
   for (int s = L1 >> 1; s > 0; s >>= 1) {
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l1 < s) {
@@ -63,12 +123,12 @@ kernel void evaluate(
     }
   }
   if (l1 == 0 && i < rows) {
-    const float r4 = scratch0[l1 * L0 + l0];
+    const float r16 = scratch0[l1 * L0 + l0];
     if (parts == 1) {
-      m1[i + (long)j * m1_rows] = (float)r4;
+      m1[i + (long)j * m1_rows] = (float)r16;
     }
     else {
-      partials0[(long)part * rows + i] = r4;
+      partials0[(long)part * rows + i] = r16;
     }
   }
 }
@@ -153,12 +213,48 @@ kernel void evaluate(
   float acc3_c = 0;
   float acc4 = 0;
   float acc4_c = 0;
+  float acc5 = 0;
+  float acc5_c = 0;
+  float acc6 = 0;
+  float acc6_c = 0;
+  float acc7 = 0;
+  float acc7_c = 0;
+  float acc8 = 0;
+  float acc8_c = 0;
+  float acc9 = 0;
+  float acc9_c = 0;
+  float acc10 = 0;
+  float acc10_c = 0;
+  float acc11 = 0;
+  float acc11_c = 0;
+  float acc12 = 0;
+  float acc12_c = 0;
+  float acc13 = 0;
+  float acc13_c = 0;
+  float acc14 = 0;
+  float acc14_c = 0;
+  float acc15 = 0;
+  float acc15_c = 0;
+  float acc16 = 0;
+  float acc16_c = 0;
   if (i < rows) {
     int k = k_begin;
-    for (; k < k_end - 3 * lane_step; k += 4 * lane_step) {
-      const int k1 = k + 1 * lane_step;
-      const int k2 = k + 2 * lane_step;
-      const int k3 = k + 3 * lane_step;
+    for (; k < k_end - 15; k += 16) {
+      const int k1 = k + 1;
+      const int k2 = k + 2;
+      const int k3 = k + 3;
+      const int k4 = k + 4;
+      const int k5 = k + 5;
+      const int k6 = k + 6;
+      const int k7 = k + 7;
+      const int k8 = k + 8;
+      const int k9 = k + 9;
+      const int k10 = k + 10;
+      const int k11 = k + 11;
+      const int k12 = k + 12;
+      const int k13 = k + 13;
+      const int k14 = k + 14;
+      const int k15 = k + 15;
       const float v1 = m2[i + (long)k * m2_rows];
       const float v2 = m3[i + (long)0 * m3_rows];
       const float v3 = v1 - v2;
@@ -172,6 +268,42 @@ kernel void evaluate(
       const float v11 = m2[i + (long)k3 * m2_rows];
       const float v12 = v11 - v2;
       const float v13 = exp(v12);
+      const float v14 = m2[i + (long)k4 * m2_rows];
+      const float v15 = v14 - v2;
+      const float v16 = exp(v15);
+      const float v17 = m2[i + (long)k5 * m2_rows];
+      const float v18 = v17 - v2;
+      const float v19 = exp(v18);
+      const float v20 = m2[i + (long)k6 * m2_rows];
+      const float v21 = v20 - v2;
+      const float v22 = exp(v21);
+      const float v23 = m2[i + (long)k7 * m2_rows];
+      const float v24 = v23 - v2;
+      const float v25 = exp(v24);
+      const float v26 = m2[i + (long)k8 * m2_rows];
+      const float v27 = v26 - v2;
+      const float v28 = exp(v27);
+      const float v29 = m2[i + (long)k9 * m2_rows];
+      const float v30 = v29 - v2;
+      const float v31 = exp(v30);
+      const float v32 = m2[i + (long)k10 * m2_rows];
+      const float v33 = v32 - v2;
+      const float v34 = exp(v33);
+      const float v35 = m2[i + (long)k11 * m2_rows];
+      const float v36 = v35 - v2;
+      const float v37 = exp(v36);
+      const float v38 = m2[i + (long)k12 * m2_rows];
+      const float v39 = v38 - v2;
+      const float v40 = exp(v39);
+      const float v41 = m2[i + (long)k13 * m2_rows];
+      const float v42 = v41 - v2;
+      const float v43 = exp(v42);
+      const float v44 = m2[i + (long)k14 * m2_rows];
+      const float v45 = v44 - v2;
+      const float v46 = exp(v45);
+      const float v47 = m2[i + (long)k15 * m2_rows];
+      const float v48 = v47 - v2;
+      const float v49 = exp(v48);
       const float y1 = v4 - acc1_c;
       const float t1 = acc1 + y1;
       acc1_c = (t1 - acc1) - y1;
@@ -188,22 +320,82 @@ kernel void evaluate(
       const float t4 = acc4 + y4;
       acc4_c = (t4 - acc4) - y4;
       acc4 = t4;
+      const float y5 = v16 - acc5_c;
+      const float t5 = acc5 + y5;
+      acc5_c = (t5 - acc5) - y5;
+      acc5 = t5;
+      const float y6 = v19 - acc6_c;
+      const float t6 = acc6 + y6;
+      acc6_c = (t6 - acc6) - y6;
+      acc6 = t6;
+      const float y7 = v22 - acc7_c;
+      const float t7 = acc7 + y7;
+      acc7_c = (t7 - acc7) - y7;
+      acc7 = t7;
+      const float y8 = v25 - acc8_c;
+      const float t8 = acc8 + y8;
+      acc8_c = (t8 - acc8) - y8;
+      acc8 = t8;
+      const float y9 = v28 - acc9_c;
+      const float t9 = acc9 + y9;
+      acc9_c = (t9 - acc9) - y9;
+      acc9 = t9;
+      const float y10 = v31 - acc10_c;
+      const float t10 = acc10 + y10;
+      acc10_c = (t10 - acc10) - y10;
+      acc10 = t10;
+      const float y11 = v34 - acc11_c;
+      const float t11 = acc11 + y11;
+      acc11_c = (t11 - acc11) - y11;
+      acc11 = t11;
+      const float y12 = v37 - acc12_c;
+      const float t12 = acc12 + y12;
+      acc12_c = (t12 - acc12) - y12;
+      acc12 = t12;
+      const float y13 = v40 - acc13_c;
+      const float t13 = acc13 + y13;
+      acc13_c = (t13 - acc13) - y13;
+      acc13 = t13;
+      const float y14 = v43 - acc14_c;
+      const float t14 = acc14 + y14;
+      acc14_c = (t14 - acc14) - y14;
+      acc14 = t14;
+      const float y15 = v46 - acc15_c;
+      const float t15 = acc15 + y15;
+      acc15_c = (t15 - acc15) - y15;
+      acc15 = t15;
+      const float y16 = v49 - acc16_c;
+      const float t16 = acc16 + y16;
+      acc16_c = (t16 - acc16) - y16;
+      acc16 = t16;
     }
-    for (; k < k_end; k += lane_step) {
-      const float v14 = m2[i + (long)k * m2_rows];
-      const float v15 = m3[i + (long)0 * m3_rows];
-      const float v16 = v14 - v15;
-      const float v17 = exp(v16);
-      const float y5 = v17 - acc1_c;
-      const float t5 = acc1 + y5;
-      acc1_c = (t5 - acc1) - y5;
-      acc1 = t5;
+    for (; k < k_end; ++k) {
+      const float v50 = m2[i + (long)k * m2_rows];
+      const float v51 = m3[i + (long)0 * m3_rows];
+      const float v52 = v50 - v51;
+      const float v53 = exp(v52);
+      const float y17 = v53 - acc1_c;
+      const float t17 = acc1 + y17;
+      acc1_c = (t17 - acc1) - y17;
+      acc1 = t17;
     }
   }
   const float r1 = ((acc1 - acc1_c) + (acc2 - acc2_c));
   const float r2 = (r1 + (acc3 - acc3_c));
   const float r3 = (r2 + (acc4 - acc4_c));
-  scratch0[l1 * L0 + l0] = r3;
+  const float r4 = (r3 + (acc5 - acc5_c));
+  const float r5 = (r4 + (acc6 - acc6_c));
+  const float r6 = (r5 + (acc7 - acc7_c));
+  const float r7 = (r6 + (acc8 - acc8_c));
+  const float r8 = (r7 + (acc9 - acc9_c));
+  const float r9 = (r8 + (acc10 - acc10_c));
+  const float r10 = (r9 + (acc11 - acc11_c));
+  const float r11 = (r10 + (acc12 - acc12_c));
+  const float r12 = (r11 + (acc13 - acc13_c));
+  const float r13 = (r12 + (acc14 - acc14_c));
+  const float r14 = (r13 + (acc15 - acc15_c));
+  const float r15 = (r14 + (acc16 - acc16_c));
+  scratch0[l1 * L0 + l0] = r15;
   for (int s = L1 >> 1; s > 0; s >>= 1) {
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l1 < s) {
@@ -211,12 +403,12 @@ kernel void evaluate(
     }
   }
   if (l1 == 0 && i < rows) {
-    const float r4 = scratch0[l1 * L0 + l0];
+    const float r16 = scratch0[l1 * L0 + l0];
     if (parts == 1) {
-      m1[i + (long)j * m1_rows] = (float)r4;
+      m1[i + (long)j * m1_rows] = (float)r16;
     }
     else {
-      partials0[(long)part * rows + i] = r4;
+      partials0[(long)part * rows + i] = r16;
     }
   }
 }
