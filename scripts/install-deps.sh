@@ -10,7 +10,7 @@ packages=(
   libbenchmark-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev
   python3 python3-jinja2 python3-jsonschema python3-pytest python3-matplotlib
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev libomp-14-dev
 )
 
 missing=()
