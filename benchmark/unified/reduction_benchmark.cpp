@@ -16,6 +16,8 @@
 //                     before, else timed just before this case): the issue asks >= 0.8 on a
 //                     GPU, >= 0.7 on PoCL
 // TESSERA_REDUCTION_TUNING (reduction_layout.hpp) changes a GPU's split for the whole run.
+// TESSERA_BENCH_PROBE_COL=1 adds the probe_col_* cases (a GPU only): hand-written variants of the
+// traced column pass with the library's layout (see the kernels' comment).
 //
 // Shapes: 2^24 floats (4096x4096, 256x65536, 65536x256, 1x2^24, 2^24x1); with
 // TESSERA_BENCH_REDUCTION_LARGE=1 also 2^26 (8192x8192, 1024x65536, 65536x1024, 1x2^26, 2^26x1).
