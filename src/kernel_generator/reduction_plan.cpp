@@ -109,7 +109,8 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
   parts = std::max<std::size_t>(ceil_div(n_terms, part_length), 1);  // no empty part
   plan.parts = static_cast<index_t>(parts);
   plan.part_length = static_cast<index_t>(part_length);
-  if (gpu) {
+  // The lanes' terms as the pass's walk reads them (pass_walk): interleaved, or a run each.
+  if (!pass_walk(device).consecutive) {
     plan.lane_chunk = 1;
     plan.lane_span = plan.part_length;
     plan.lane_step = static_cast<index_t>(lanes);

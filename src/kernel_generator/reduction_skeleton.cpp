@@ -3,7 +3,6 @@
 #include <tessera/kernel_generator/reduction_skeleton.hpp>
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -411,9 +410,6 @@ cl::Event launch_reduction_assignment(runtime::kernel_cache<std::vector<int>, re
   });
   const reduction_plan plan =
       plan_reduction(device, first.rowwise, first.outputs, first.length, kernels->pass.power_of_two_work_group(256));
-  if (walk.consecutive && plan.lane_step != 1)
-    throw std::logic_error("reduction: a pass generated for consecutive terms planned with lane_step " +
-                           std::to_string(plan.lane_step));
 
   argument_list assignment_arguments;
   code.gather_arguments(assignment_arguments, result.rows, result.cols);
