@@ -16,8 +16,8 @@
 //                     before, else timed just before this case): the issue asks >= 0.8 on a
 //                     GPU, >= 0.7 on PoCL
 // TESSERA_REDUCTION_TUNING (reduction_layout.hpp) changes a GPU's split for the whole run.
-// TESSERA_BENCH_PROBE_COL=1 adds the probe_col_* cases (a GPU only): hand-written variants of the
-// traced column pass with the library's layout (see the kernels' comment).
+// (The probe of the traced column pass that was here, TESSERA_BENCH_PROBE_COL=1, moved to
+// benchmark/unified/column_probe with more variants: a program of its own.)
 //
 // Shapes: 2^24 floats (4096x4096, 256x65536, 65536x256, 1x2^24, 2^24x1); with
 // TESSERA_BENCH_REDUCTION_LARGE=1 also 2^26 (8192x8192, 1024x65536, 65536x1024, 1x2^26, 2^26x1).
@@ -91,101 +91,6 @@ kernel void copy4(const long n4, global const float4* x, global float4* y) {
   const long i = get_global_id(0);
   if (i < n4) y[i] = x[i];
 }
-
-// A probe of the traced column pass (run_kernel_col_reduction's first kernel, as
-// TESSERA_SHOW_KERNELS=1 prints it for col_sum) launched with the library's layout: probe_col_traced
-// is its text; the others change one thing each, to find what holds it at 0.7x the copy on an H200.
-//   probe_col_int   32-bit rows and offsets (x * stride + col in int)
-//   probe_col_ptr   64-bit, but a pointer that steps by step * stride (no multiply per term)
-//   probe_col_ptr8  probe_col_ptr with 8 accumulators
-#define PROBE_COL_HEAD(NAME) \
-kernel void NAME(long rows1, long cols1, long lanes1, long parts1, long part_length1, long part_extent1, \
-                 long chunk1, long span1, long step1, float identity1, global const float* p1, long stride1, \
-                 global float* partials1, long col_groups1) { \
-  local float scratch1[256]; \
-  const long lid1 = get_local_id(0); \
-  const long row_lane1 = lid1 / lanes1; \
-  const long row_lanes1 = (long)get_local_size(0) / lanes1; \
-  const long part1 = get_group_id(1); \
-  for (long block1 = get_group_id(0); block1 < col_groups1; block1 += get_num_groups(0)) { \
-    const long col1 = block1 * lanes1 + lid1 % lanes1; \
-    float acc1 = identity1; \
-    if (col1 < cols1) { \
-      const long begin1 = part1 * part_length1; \
-      const long end1 = min(rows1, begin1 + part_extent1); \
-      const long first1 = begin1 + row_lane1 * chunk1; \
-      const long last1 = min(end1, first1 + span1);
-#define PROBE_COL_TAIL \
-    } \
-    scratch1[lid1] = acc1; \
-    barrier(CLK_LOCAL_MEM_FENCE); \
-    for (long s1 = row_lanes1 / 2; s1 > 0; s1 >>= 1) { \
-      if (row_lane1 < s1) scratch1[lid1] += scratch1[lid1 + s1 * lanes1]; \
-      barrier(CLK_LOCAL_MEM_FENCE); \
-    } \
-    if (row_lane1 == 0 && col1 < cols1) partials1[part1 * cols1 + col1] = scratch1[lid1]; \
-  } \
-}
-
-PROBE_COL_HEAD(probe_col_traced)
-      float acc2 = identity1, acc3 = identity1, acc4 = identity1;
-      long x1 = first1;
-      for (; x1 + 3 * step1 < last1; x1 += 4 * step1) {
-        const float v1 = p1[x1 * stride1 + col1];
-        const long x2 = x1 + 1 * step1;
-        const float v2 = p1[x2 * stride1 + col1];
-        const long x3 = x1 + 2 * step1;
-        const float v3 = p1[x3 * stride1 + col1];
-        const long x4 = x1 + 3 * step1;
-        const float v4 = p1[x4 * stride1 + col1];
-        acc1 += v1; acc2 += v2; acc3 += v3; acc4 += v4;
-      }
-      for (; x1 < last1; x1 += step1) acc1 += p1[x1 * stride1 + col1];
-      acc1 = ((acc1 + acc2) + acc3) + acc4;
-PROBE_COL_TAIL
-
-PROBE_COL_HEAD(probe_col_int)
-      float acc2 = identity1, acc3 = identity1, acc4 = identity1;
-      const int step = (int)step1, stride = (int)stride1, col = (int)col1, last = (int)last1;
-      int x1 = (int)first1;
-      for (; x1 + 3 * step < last; x1 += 4 * step) {
-        const float v1 = p1[x1 * stride + col];
-        const float v2 = p1[(x1 + step) * stride + col];
-        const float v3 = p1[(x1 + 2 * step) * stride + col];
-        const float v4 = p1[(x1 + 3 * step) * stride + col];
-        acc1 += v1; acc2 += v2; acc3 += v3; acc4 += v4;
-      }
-      for (; x1 < last; x1 += step) acc1 += p1[x1 * stride + col];
-      acc1 = ((acc1 + acc2) + acc3) + acc4;
-PROBE_COL_TAIL
-
-PROBE_COL_HEAD(probe_col_ptr)
-      float acc2 = identity1, acc3 = identity1, acc4 = identity1;
-      const long jump = step1 * stride1;
-      long x1 = first1;
-      global const float* q = p1 + x1 * stride1 + col1;
-      for (; x1 + 3 * step1 < last1; x1 += 4 * step1, q += 4 * jump) {
-        const float v1 = q[0], v2 = q[jump], v3 = q[2 * jump], v4 = q[3 * jump];
-        acc1 += v1; acc2 += v2; acc3 += v3; acc4 += v4;
-      }
-      for (; x1 < last1; x1 += step1, q += jump) acc1 += q[0];
-      acc1 = ((acc1 + acc2) + acc3) + acc4;
-PROBE_COL_TAIL
-
-PROBE_COL_HEAD(probe_col_ptr8)
-      float acc2 = identity1, acc3 = identity1, acc4 = identity1, acc5 = identity1, acc6 = identity1,
-            acc7 = identity1, acc8 = identity1;
-      const long jump = step1 * stride1;
-      long x1 = first1;
-      global const float* q = p1 + x1 * stride1 + col1;
-      for (; x1 + 7 * step1 < last1; x1 += 8 * step1, q += 8 * jump) {
-        const float v1 = q[0], v2 = q[jump], v3 = q[2 * jump], v4 = q[3 * jump], v5 = q[4 * jump],
-                    v6 = q[5 * jump], v7 = q[6 * jump], v8 = q[7 * jump];
-        acc1 += v1; acc2 += v2; acc3 += v3; acc4 += v4; acc5 += v5; acc6 += v6; acc7 += v7; acc8 += v8;
-      }
-      for (; x1 < last1; x1 += step1, q += jump) acc1 += q[0];
-      acc1 = ((((((acc1 + acc2) + acc3) + acc4) + acc5) + acc6) + acc7) + acc8;
-PROBE_COL_TAIL
 
 // One work-item per column, down all the rows: neighbouring items read neighbouring columns.
 kernel void col_sum(const long rows, const long cols, const long stride, global const float* x, global float* out) {
@@ -266,29 +171,6 @@ struct fixture {
                                                    static_cast<std::int64_t>(n4), matrix(),
                                                    copy_target.device_buffer().handle()()));
   }
-  /// The probe kernels of the traced column pass (hand_written_source), with col_sum's layout on
-  /// this device; a column split into parts leaves its partial results unfinished (the finishing
-  /// pass reads parts x cols floats: next to nothing).
-  void probe_col(const char* name) {
-    auto found = probe_kernels.find(name);
-    if (found == probe_kernels.end()) found = probe_kernels.emplace(name, program->make_kernel(name)).first;
-    const auto layout = tessera::unified::col_reduction_layout(ctx.device(), 256, size.rows, size.cols);
-    if (layout.columns_per_item > 1) throw std::runtime_error("probe_col: this shape takes the column-block kernel");
-    if (!probe_partials || probe_partials->size() < layout.parts * size.cols)
-      probe_partials = std::make_unique<array<float>>(exec, layout.parts * size.cols);
-    const auto at = [](std::size_t v) { return static_cast<std::int64_t>(v); };
-    detail::record_launch(found->second.launch(
-        ctx, rt::launch_range::two_d(layout.groups * layout.local, layout.parts, layout.local, 1), at(size.rows),
-        at(size.cols), at(layout.lanes), at(layout.parts), at(layout.part_length), at(layout.part_extent),
-        at(layout.chunk), at(layout.span), at(layout.step), 0.0f, matrix(), static_cast<std::int64_t>(m.stride()),
-        probe_partials->device_buffer().handle()(), at(layout.col_blocks)));
-  }
-  void probe_col_traced() { probe_col("probe_col_traced"); }
-  void probe_col_int() { probe_col("probe_col_int"); }
-  void probe_col_ptr() { probe_col("probe_col_ptr"); }
-  void probe_col_ptr8() { probe_col("probe_col_ptr8"); }
-  std::unique_ptr<array<float>> probe_partials;
-  std::map<std::string, rt::kernel> probe_kernels;
 
   void hand_col_sum() {
     detail::record_launch(hand_col.launch(ctx, rt::launch_range::one_d(rt::round_up(size.cols, 256), 256),
@@ -372,14 +254,9 @@ const struct registration {
         {"col_sum", &fixture::col_sum},   {"row_max", &fixture::row_max},
         {"col_max", &fixture::col_max},   {"full_sum", &fixture::full_sum},
         {"hand_row_sum", &fixture::hand_row_sum}, {"hand_col_sum", &fixture::hand_col_sum},
-        {"hand_copy1", &fixture::hand_copy1},     {"hand_copy4", &fixture::hand_copy4},
-        {"probe_col_traced", &fixture::probe_col_traced}, {"probe_col_int", &fixture::probe_col_int},
-        {"probe_col_ptr", &fixture::probe_col_ptr},       {"probe_col_ptr8", &fixture::probe_col_ptr8}};
-    // The probes only with TESSERA_BENCH_PROBE_COL=1, on a GPU: a CPU's column layout takes blocks.
-    const bool probes = std::getenv("TESSERA_BENCH_PROBE_COL") != nullptr;
+        {"hand_copy1", &fixture::hand_copy1},     {"hand_copy4", &fixture::hand_copy4}};
     for (const shape& s : shapes())
       for (const auto& [name, f] : cases) {
-        if (!probes && std::string_view(name).starts_with("probe_")) continue;
         benchmark::RegisterBenchmark(("BM_reduction/" + s.name() + "/" + name).c_str(),
                                      [s, f = f, name = std::string(name)](benchmark::State& state) {
                                        run_case(state, s, f, name);

@@ -13,6 +13,7 @@ namespace tessera::unified {
 namespace {
 
 thread_local const runtime::device_info* overriding_device = nullptr;
+thread_local bool stepping_forced = false;
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return a / b + (a % b != 0); }
 
@@ -69,6 +70,12 @@ layout_device_override::layout_device_override(const runtime::device_info& devic
 
 layout_device_override::~layout_device_override() { overriding_device = previous_; }
 
+bool stepping_indices_forced() { return stepping_forced; }
+
+stepping_indices_override::stepping_indices_override() : previous_(stepping_forced) { stepping_forced = true; }
+
+stepping_indices_override::~stepping_indices_override() { stepping_forced = previous_; }
+
 std::size_t target_groups(const runtime::device_info& device) { return target_groups(device, 8); }
 
 std::size_t target_groups(const runtime::device_info& device, std::size_t groups_per_unit) {
@@ -114,6 +121,17 @@ const reduction_tuning& gpu_reduction_tuning() {
     return text != nullptr ? parse_reduction_tuning(text) : reduction_tuning{};
   }();
   return tuning;
+}
+
+index_divider make_index_divider(std::uint32_t divisor) {
+  if (divisor == 0) throw argument_error("make_index_divider: a divisor of 0");
+  // l = ceil(log2 divisor); magic = floor(2^32 (2^l - divisor) / divisor) + 1 fits 32 bits.
+  const unsigned l = static_cast<unsigned>(std::bit_width(divisor - 1));
+  index_divider out;
+  out.magic = static_cast<std::uint32_t>((((std::uint64_t{1} << l) - divisor) << 32) / divisor + 1);
+  out.pre = std::min(l, 1u);
+  out.post = l > 0 ? l - 1 : 0;
+  return out;
 }
 
 reduction_layout full_reduction_layout(const runtime::device_info& device, std::size_t local, std::size_t n) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -257,6 +258,43 @@ TEST(reduction_layout, single_terms_take_every_output_once_in_few_cpu_groups) {
         EXPECT_LE(layout.groups, 8u);
       }
     }
+}
+
+TEST(reduction_layout, an_index_divider_divides_every_32_bit_index_exactly) {
+  // Divisors at every power of two and beside it, odd and random ones; indices at the ends of
+  // the range, beside multiples of the divisor and random.
+  std::mt19937_64 random(2026);
+  std::vector<std::uint32_t> divisors = {1, 2, 3, 5, 7, 641, 1031, 22361, 65535, 65537, 0x7fffffffu, 0x80000000u,
+                                         0x80000001u, 0xfffffffeu, 0xffffffffu};
+  for (unsigned b = 1; b < 32; ++b)
+    for (std::int64_t delta : {-1, 0, 1}) divisors.push_back(static_cast<std::uint32_t>((std::int64_t{1} << b) + delta));
+  for (int k = 0; k < 200; ++k) divisors.push_back(static_cast<std::uint32_t>(random() % 0xffffffffu + 1));
+  for (const std::uint32_t d : divisors) {
+    const index_divider divider = make_index_divider(d);
+    std::vector<std::uint32_t> xs = {0, 1, d - 1, d, 0xfffffffeu, 0xffffffffu};
+    for (std::uint64_t m : {std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{0xffffffffu} / d})
+      for (std::int64_t delta : {-1, 0, 1}) {
+        const std::int64_t x = static_cast<std::int64_t>(m * d) + delta;
+        if (x >= 0 && x <= 0xffffffff) xs.push_back(static_cast<std::uint32_t>(x));
+      }
+    for (int k = 0; k < 2000; ++k) xs.push_back(static_cast<std::uint32_t>(random()));
+    for (const std::uint32_t x : xs) ASSERT_EQ(divider.divide(x), x / d) << x << " / " << d;
+  }
+  EXPECT_THROW(make_index_divider(0), tessera::argument_error);
+}
+
+TEST(reduction_layout, stepping_indices_are_forced_on_this_thread_only_while_an_override_lives) {
+  EXPECT_FALSE(stepping_indices_forced());
+  {
+    stepping_indices_override steps;
+    EXPECT_TRUE(stepping_indices_forced());
+    {
+      stepping_indices_override again;
+      EXPECT_TRUE(stepping_indices_forced());
+    }
+    EXPECT_TRUE(stepping_indices_forced());
+  }
+  EXPECT_FALSE(stepping_indices_forced());
 }
 
 }  // namespace

@@ -201,6 +201,29 @@ TYPED_TEST(reduction_shapes, every_reduction_matches_the_host_at_every_shape_and
     }
 }
 
+// A GPU's 2-D reductions divide each term's index by the columns when every index fits 32 bits,
+// else step the row and column along: the stepping walk, forced, at the shapes that stress it
+// (one column, few columns, a step of several rows).
+TYPED_TEST(reduction_shapes, two_d_reductions_that_step_their_rows_and_columns_match_the_host) {
+  using T = typename TypeParam::value_type;
+  setting<TypeParam> s;
+  stepping_indices_override steps;
+  for (auto [rows, cols] : std::vector<std::pair<std::size_t, std::size_t>>{
+           {67, 1031}, {1031, 67}, {20011, 3}, {3, 20011}, {16384, 1}, {1, 16384}, {0, 5}})
+    for (std::size_t padding : {0, 3}) {
+      const matrix_case<T> m{rows, cols, cols + padding, random_values<T>(rows * cols)};
+      const auto d = on(s.exec, m);
+      const auto element = [](auto row, auto col, auto m) { return m(row, col); };
+      array<T> one(s.exec, 1);
+      sum_check want;
+      for (T v : m.values) want.add(v);
+      run_kernel_reduction(s.exec, element, TESSERA_KERNEL_REDUCE_SUM(T), one, d.size(), d);
+      expect_sum(one.to_host()[0], want, m.name() + ", sum");
+      run_kernel_reduction(s.exec, element, TESSERA_KERNEL_REDUCE_MAX(T), one, d.size(), d);
+      EXPECT_EQ(one.to_host()[0], host_max(m.values)) << m.name() << ", max";
+    }
+}
+
 TYPED_TEST(reduction_shapes, max_skips_nan_terms_and_keeps_infinities) {
   using T = typename TypeParam::value_type;
   constexpr T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();

@@ -45,4 +45,13 @@ const std::array<runtime::kernel, Count>& cached_kernels(const opencl_executor& 
   return *kernels.get(exec.ctx(), {}, std::forward<Build>(build));
 }
 
+/// The kernels of Key with `number` written into their text (a size the compiler should know),
+/// on exec's context: one entry per number, made by build() the first time.
+template <typename Key, std::size_t Count, typename Build>
+const std::array<runtime::kernel, Count>& cached_kernels(const opencl_executor& exec, std::size_t number,
+                                                         Build&& build) {
+  static runtime::kernel_cache<std::size_t, std::array<runtime::kernel, Count>> kernels;
+  return *kernels.get(exec.ctx(), number, std::forward<Build>(build));
+}
+
 }  // namespace tessera::unified

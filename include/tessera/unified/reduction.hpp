@@ -18,6 +18,7 @@
 // capture, like every kernel function.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -188,22 +189,34 @@ void reduce(const opencl_executor& exec, V identity, array<V>& result, std::int6
             const host_launch& launch, Args&... args) {
   check_arguments(exec, launch, args..., result);
   check_result(launch.operation, result.size(), 1);
+  // A GPU's 2-D terms find their rows by dividing their indices when every index fits 32 bits.
+  const runtime::device_info& device = layout_device(exec.ctx().device());
+  constexpr std::int64_t largest = std::numeric_limits<std::uint32_t>::max();
+  const bool divided = TwoD && device.type != runtime::device_type::cpu && cols > 0 && cols <= largest &&
+                       n - 1 <= largest && !stepping_indices_forced();
+  const index_walk walk = divided ? index_walk::divided : index_walk::rows_and_steps;
   using key = std::tuple<full_reduction_kernel, std::bool_constant<TwoD>, Fn, Op, Finalize, V, argument_t<Args>...>;
-  const auto& kernels = cached_kernels<key, 2>(exec, [&] {
-    const char* kind = TwoD ? "run_kernel_reduction 2-D" : "run_kernel_reduction 1-D";
+  const auto& kernels = cached_kernels<key, 2>(exec, static_cast<std::size_t>(walk), [&] {
+    const char* kind = !TwoD ? "run_kernel_reduction 1-D"
+                       : divided ? "run_kernel_reduction 2-D (divided indices)"
+                                 : "run_kernel_reduction 2-D";
     return std::array{trace_kernel(exec.ctx(), program_name(kind, typeid(Fn)),
-                                   trace_full_partials<TwoD, Fn, Op, V, Args...>),
+                                   [&](const std::shared_ptr<kernel_trace>& t) {
+                                     trace_full_partials<TwoD, Fn, Op, V, Args...>(t, walk);
+                                   }),
                       trace_kernel(exec.ctx(), program_name("final pass", typeid(Finalize)),
                                    trace_final_scalar<Op, Finalize, V>)};
   });
-  const auto layout = full_reduction_layout(layout_device(exec.ctx().device()), work_group_size(kernels[0]), static_cast<std::size_t>(n));
+  const auto layout = full_reduction_layout(device, work_group_size(kernels[0]), static_cast<std::size_t>(n));
   auto workspace = exec.workspace(layout.groups * sizeof(V));
   const cl_mem partials = workspace.buffer->handle()();
   auto sizes = [&] {
     if constexpr (TwoD) {
-      // The step of an item's index, in whole rows and remaining columns (cols is 0 only when n is).
+      // The step of an item's index, in whole rows and remaining columns (cols is 0 only when n
+      // is), and the divider by cols.
       const auto step = static_cast<std::int64_t>(layout.step);
-      return std::tuple(n, cols, cols > 0 ? step / cols : 0, cols > 0 ? step % cols : 0);
+      const index_divider d = divided ? make_index_divider(static_cast<std::uint32_t>(cols)) : index_divider{};
+      return std::tuple(n, cols, cols > 0 ? step / cols : 0, cols > 0 ? step % cols : 0, d.magic, d.pre, d.post);
     } else {
       return std::tuple(n);
     }
@@ -308,10 +321,31 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
   if (cols == 0) return;
   if (rows == 1)
     return reduce_single_terms<false, Fn, Op, Finalize>(exec, identity, result, cols, 1, launch, args...);
+  // The column kernel has its columns per group in its text: the layout picks them for the
+  // largest group the device runs, and again for a smaller one if that kernel runs less.
   using col_key = std::tuple<col_reduction_kernel, Fn, Op, Finalize, V, argument_t<Args>...>;
-  const auto& k = cached_kernel<col_key>(exec, "run_kernel_col_reduction", typeid(Fn),
-                                         trace_col_partials<Fn, Op, Finalize, V, Args...>);
-  const auto layout = col_reduction_layout(layout_device(exec.ctx().device()), work_group_size(k), rows, cols);
+  const runtime::device_info& device = layout_device(exec.ctx().device());
+  auto col_kernel = [&](std::size_t columns_per_group) -> const runtime::kernel& {
+    return cached_kernels<col_key, 1>(exec, columns_per_group, [&] {
+      return std::array{trace_kernel(
+          exec.ctx(),
+          program_name(
+              ("run_kernel_col_reduction (" + std::to_string(columns_per_group) + " columns per group)").c_str(),
+              typeid(Fn)),
+          [&](const std::shared_ptr<kernel_trace>& t) {
+            trace_col_partials<Fn, Op, Finalize, V, Args...>(t, columns_per_group);
+          })};
+    })[0];
+  };
+  std::size_t local = std::bit_floor(std::clamp<std::size_t>(exec.ctx().device().max_work_group_size, 1,
+                                                             max_work_group_size));
+  auto layout = col_reduction_layout(device, local, rows, cols);
+  const runtime::kernel* k = layout.columns_per_item > 1 ? nullptr : &col_kernel(layout.lanes);
+  while (k != nullptr && work_group_size(*k) < local) {
+    local = work_group_size(*k);
+    layout = col_reduction_layout(device, local, rows, cols);
+    k = &col_kernel(layout.lanes);
+  }
   const partial_results<V> partials(exec, cols, layout.parts, result);
   const auto common = std::tuple(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols));
   const auto outputs = std::tuple(partials.buffer, result.device_buffer().handle()(), partials.finish);
@@ -336,9 +370,9 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
     else
       launch_blocks(std::integral_constant<std::size_t, gpu_columns_per_item>{});
   } else {
-    enqueue(k, exec, range,
+    enqueue(*k, exec, range,
             std::tuple_cat(common,
-                           std::tuple(static_cast<std::int64_t>(layout.lanes), static_cast<std::int64_t>(layout.parts),
+                           std::tuple(static_cast<std::int64_t>(layout.parts),
                                       static_cast<std::int64_t>(layout.part_length),
                                       static_cast<std::int64_t>(layout.part_extent)),
                            item_loop(layout), std::tuple(identity), launch_values(launch, args...), outputs,

@@ -168,17 +168,31 @@ void reduce_in_work_group(const std::shared_ptr<kernel_trace>& t, traced_var<V>&
   t->close_block();
 }
 
+/// How a 2-D reduction's work-items find each term's row and column (trace_full_partials).
+enum class index_walk {
+  /// A CPU device's block of terms walks whole rows (a plain loop over each row's columns, or
+  /// over the rows of a single column); interleaved terms move their row and column along with
+  /// the index (step_rows, step_cols), a chain of additions where a 64-bit division per term
+  /// would cost more than the load.
+  rows_and_steps,
+  /// Interleaved terms (a GPU) whose indices fit 32 bits divide each index by cols with an
+  /// index_divider, so that their loads do not wait on a chain.
+  divided,
+};
+
 /// Stage 1 of a 1-D or 2-D reduction: each work-group's terms (interleaved on a GPU, a block
-/// per item on a CPU device), reduced in the group, to partials[group]. The 2-D kernel moves its
-/// row and column along with the index (step_rows, step_cols: the step in rows and columns)
-/// instead of dividing each index by cols, which would cost more than the load.
+/// per item on a CPU device), reduced in the group, to partials[group]; a 2-D kernel's terms
+/// walk as `walk` says (a kernel for each: a GPU's kernel then holds no CPU's loops).
 template <bool TwoD, typename Fn, typename Op, kernel_value V, typename... Args>
-void trace_full_partials(const std::shared_ptr<kernel_trace>& t) {
+void trace_full_partials(const std::shared_ptr<kernel_trace>& t, index_walk walk) {
   const std::string type(t->type_name<V>());
   const std::string n = t->scalar_parameter("long", "n");
   const std::string cols = TwoD ? t->scalar_parameter("long", "cols") : std::string();
   const std::string step_rows = TwoD ? t->scalar_parameter("long", "step_rows") : std::string();
   const std::string step_cols = TwoD ? t->scalar_parameter("long", "step_cols") : std::string();
+  const std::string magic = TwoD ? t->scalar_parameter("uint", "magic") : std::string();
+  const std::string pre = TwoD ? t->scalar_parameter("uint", "pre") : std::string();
+  const std::string post = TwoD ? t->scalar_parameter("uint", "post") : std::string();
   const item_parameters items = item_loop_parameters(t);
   const std::string identity = t->scalar_parameter(type, "identity");
   auto arguments = traced_arguments<Args...>(t, traced_launch{});
@@ -189,38 +203,61 @@ void trace_full_partials(const std::shared_ptr<kernel_trace>& t) {
   traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
   const auto [first, last] = item_range(t, items, "0", gid, n);
   if constexpr (TwoD) {
-    const std::string row = t->variable("long", "(" + cols + " > 0) ? " + first + " / " + cols + " : 0", "row");
-    const std::string col = t->variable("long", first + " - " + row + " * " + cols, "col");
-    // A block of consecutive terms (a CPU device) over rows that are not tiny: row by row, a
-    // plain loop over each row's columns.
-    t->open_block("if (" + items.step + " == 1 && " + cols + " >= 16)");
-    const std::string x = t->variable("long", first, "x");
-    t->open_block("while (" + x + " < " + last + ")");
-    const std::string length = t->constant("long", "min(" + last + " - " + x + ", " + cols + " - " + col + ")", "length");
-    const std::string stop = t->constant("long", col + " + " + length, "stop");
-    accumulate_range<Op>(t, acc, identity, col, stop, "1", [&](const std::string& c) -> decltype(auto) {
-      return term_at<Fn>(t, arguments, row, c);
-    });
-    t->statement(x + " += " + length);
-    t->statement("++" + row);
-    t->statement(col + " = 0");
-    t->close_block();
-    t->close_block();
-    t->open_block("else");
-    accumulate_range<Op>(
-        t, acc, identity, first, last, items.step,
-        [&](const std::string&) -> decltype(auto) {
-          return term_at<Fn>(t, arguments, t->constant("long", row, "row"), t->constant("long", col, "col"));
-        },
-        [&] {
-          t->statement(col + " += " + step_cols);
-          t->statement(row + " += " + step_rows);
-          t->open_block("if (" + col + " >= " + cols + ")");
-          t->statement(col + " -= " + cols);
-          t->statement("++" + row);
-          t->close_block();
+    if (walk == index_walk::divided) {
+      accumulate_range<Op>(t, acc, identity, first, last, items.step, [&](const std::string& x) -> decltype(auto) {
+        const std::string y = t->constant("uint", "(uint)" + x, "y");
+        const std::string h = t->constant("uint", "mul_hi(" + y + ", " + magic + ")", "h");
+        const std::string q =
+            t->constant("uint", "(" + h + " + ((" + y + " - " + h + ") >> " + pre + ")) >> " + post, "q");
+        return term_at<Fn>(t, arguments, t->constant("long", "(long)" + q, "row"),
+                           t->constant("long", "(long)(" + y + " - " + q + " * (uint)" + cols + ")", "col"));
+      });
+    } else {
+      // A block of consecutive terms (a CPU device) over rows that are not tiny: row by row, a
+      // plain loop over each row's columns.
+      t->open_block("if (" + items.step + " == 1 && " + cols + " >= 16)");
+      {
+        const std::string row = t->variable("long", first + " / " + cols, "row");
+        const std::string col = t->variable("long", first + " - " + row + " * " + cols, "col");
+        const std::string x = t->variable("long", first, "x");
+        t->open_block("while (" + x + " < " + last + ")");
+        const std::string length =
+            t->constant("long", "min(" + last + " - " + x + ", " + cols + " - " + col + ")", "length");
+        const std::string stop = t->constant("long", col + " + " + length, "stop");
+        accumulate_range<Op>(t, acc, identity, col, stop, "1", [&](const std::string& c) -> decltype(auto) {
+          return term_at<Fn>(t, arguments, row, c);
         });
-    t->close_block();
+        t->statement(x + " += " + length);
+        t->statement("++" + row);
+        t->statement(col + " = 0");
+        t->close_block();
+      }
+      t->close_block();
+      // A block of one column's rows (a CPU device): a plain loop over the rows.
+      t->open_block("else if (" + items.step + " == 1 && " + cols + " == 1)");
+      accumulate_range<Op>(t, acc, identity, first, last, "1", [&](const std::string& row) -> decltype(auto) {
+        return term_at<Fn>(t, arguments, row, "0");
+      });
+      t->close_block();
+      // Otherwise the row and column move along with the index.
+      t->open_block("else");
+      const std::string row = t->variable("long", "(" + cols + " > 0) ? " + first + " / " + cols + " : 0", "row");
+      const std::string col = t->variable("long", first + " - " + row + " * " + cols, "col");
+      accumulate_range<Op>(
+          t, acc, identity, first, last, items.step,
+          [&](const std::string&) -> decltype(auto) {
+            return term_at<Fn>(t, arguments, t->constant("long", row, "row"), t->constant("long", col, "col"));
+          },
+          [&] {
+            t->statement(col + " += " + step_cols);
+            t->statement(row + " += " + step_rows);
+            t->open_block("if (" + col + " >= " + cols + ")");
+            t->statement(col + " -= " + cols);
+            t->statement("++" + row);
+            t->close_block();
+          });
+      t->close_block();
+    }
   } else {
     accumulate_range<Op>(t, acc, identity, first, last, items.step, [&](const std::string& i) -> decltype(auto) {
       return std::apply(
@@ -457,13 +494,15 @@ void trace_single_terms(const std::shared_ptr<kernel_trace>& t) {
 /// of the rows (from part * part_length below part * part_length + part_extent, every step-th:
 /// consecutive rows, or rows interleaved with the other parts'; reduction_layout), a tree
 /// combines them; the column's value goes to result when there is one part, else to
-/// partials[part * cols + col].
+/// partials[part * cols + col]. `lanes` (columns_per_group) is a number in the text, one kernel for
+/// each: the compiler then knows a lane's column and row lane as a mask and a shift and keeps
+/// fewer registers (H200, column sums of 2^26 floats: 0.82-0.86x the copy with lanes a parameter
+/// divided in 32 bits, 0.88-0.95 with lanes a number; benchmark/unified/column_probe).
 template <typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
-void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
+void trace_col_partials(const std::shared_ptr<kernel_trace>& t, std::size_t columns_per_group) {
   const std::string type(t->type_name<V>());
   const std::string rows = t->scalar_parameter("long", "rows");
   const std::string cols = t->scalar_parameter("long", "cols");
-  const std::string lanes = t->scalar_parameter("long", "lanes");
   const std::string parts = t->scalar_parameter("long", "parts");
   const std::string part_length = t->scalar_parameter("long", "part_length");
   const std::string part_extent = t->scalar_parameter("long", "part_extent");
@@ -475,16 +514,20 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t) {
   const std::string finish = t->scalar_parameter("long", "finish");
   const std::string col_groups = t->scalar_parameter("long", "col_groups");
   const std::string scratch = local_scratch(t, type);
+  const std::string lanes = t->constant("long", std::to_string(columns_per_group), "lanes");
   const std::string lid = t->constant("long", "get_local_id(0)", "lid");
-  const std::string row_lane = t->constant("long", lid + " / " + lanes, "row_lane");
-  const std::string row_lanes = t->constant("long", "(long)get_local_size(0) / " + lanes, "row_lanes");
+  // In 32 bits, unsigned (work-item numbers): with lanes a number, the best the H200 gave (a
+  // signed 64-bit division by the same number: 0.86x the copy for sums, 0.42 for maxima).
+  const std::string row_lane = t->constant("long", "(long)((uint)" + lid + " / (uint)" + lanes + ")", "row_lane");
+  const std::string row_lanes = t->constant("long", "(long)((uint)get_local_size(0) / (uint)" + lanes + ")", "row_lanes");
   const std::string part = t->constant("long", "get_group_id(1)", "part");
   // Many columns: each group takes every num_groups-th block of columns (a group's set-up is
   // then paid once for many columns, which matters when columns are short).
   const std::string block = t->fresh_name("block");
   t->open_block("for (long " + block + " = get_group_id(0); " + block + " < " + col_groups + "; " + block +
                 " += get_num_groups(0))");
-  const std::string col = t->constant("long", block + " * " + lanes + " + " + lid + " % " + lanes, "col");
+  const std::string col =
+      t->constant("long", block + " * " + lanes + " + (long)((uint)" + lid + " % (uint)" + lanes + ")", "col");
   traced_var<V> acc(t, t->variable(type, identity, "acc"), t->scope());
   t->open_block("if (" + col + " < " + cols + ")");
   const std::string begin = t->constant("long", part + " * " + part_length, "begin");
