@@ -11,7 +11,7 @@ target=${TESSERA_TUNING_TARGET:-}
 if [ -z "$target" ]; then
   if clinfo -l 2>/dev/null | grep -qi nvidia; then target=NVIDIA_GPU; else target=CPU; fi
 fi
-"$root/scripts/build.sh" -DTUNING_TARGET="$target"
+"$root/scripts/build.sh" -DTUNING_TARGET="$target" -DTESSERA_BUILD_BENCHMARKS=ON
 "$build/tools/tessera-info"
 "$build/tools/tessera-smoke"
 # On the CPU set a budgeted search keeps the run to minutes on two cores.
