@@ -29,6 +29,9 @@ void kernel_context::declare_matrix(const void* matrix, std::string_view type, b
   builder_.add_pointer_parameter(type, name, !written, codegen::address_space::global, restrict_matrices_);
   matrix_parameter p{name, builder_.add_scalar_parameter("int", name + "_rows"),
                      builder_.add_scalar_parameter("int", name + "_view"), masked};
+  matrix_parameter one_row = p;
+  one_row.rows = "1";
+  one_row_matrices_.emplace(matrix, std::move(one_row));
   matrices_.emplace(matrix, std::move(p));
 }
 
@@ -45,9 +48,16 @@ void kernel_context::integer(const void* node, std::string_view role, index_t) {
 }
 
 const matrix_parameter& kernel_context::matrix_parameter_of(const void* matrix) const {
-  auto found = matrices_.find(matrix);
-  if (found == matrices_.end()) throw runtime::error("kernel generator: a matrix was not declared as a parameter");
+  const auto& matrices = one_row_ ? one_row_matrices_ : matrices_;
+  auto found = matrices.find(matrix);
+  if (found == matrices.end()) throw runtime::error("kernel generator: a matrix was not declared as a parameter");
   return found->second;
+}
+
+std::string kernel_context::every_matrix_one_row() const {
+  std::string out;
+  for (const auto& [matrix, p] : matrices_) out += (out.empty() ? "" : " && ") + p.rows + " == 1";
+  return out.empty() ? "1" : out;
 }
 
 const std::string& kernel_context::scalar_parameter_of(const void* node) const {

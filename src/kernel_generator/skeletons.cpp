@@ -19,40 +19,58 @@ std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 void emit_elementwise_kernel(kernel_context& kc, const assignment_code& code, elementwise_split split) {
   auto& b = kc.builder();
-  b.declare("const int", "i", "get_global_id(0)");
-  b.declare("const int", "j", "get_global_id(1) + get_global_size(1) * get_global_id(2)");
+  const bool row_vector = split == elementwise_split::row_vector;
+  b.declare("const int", "i", row_vector ? "get_global_id(1)" : "get_global_id(0)");
+  b.declare("const int", "j",
+            row_vector ? "get_global_id(0)" : "get_global_id(1) + get_global_size(1) * get_global_id(2)");
   if (split == elementwise_split::none) {
     kc.open_scope("if (i < rows && j < cols)");
     code.store(kc, code.values_at(kc, "i", "j"), "i", "j");
     kc.close_scope();
     return;
   }
-  const bool by_columns = split == elementwise_split::columns;
+  const bool by_columns = split != elementwise_split::rows;
   const std::string step = b.add_scalar_parameter("int", "item_step");
   const std::string fixed = by_columns ? "i" : "j", moving = by_columns ? "j" : "i";
   const std::string limit = by_columns ? "cols" : "rows";
+  const auto emit_items = [&] {
+    std::vector<std::string> unclamped, clamped;
+    for (int u = 0; u < elementwise_items; ++u) {
+      const std::string index = moving + std::to_string(u);
+      unclamped.push_back(index);
+      clamped.push_back(index + "_in");
+      b.declare("const int", index, moving + (u == 0 ? "" : " + " + std::to_string(u) + " * " + step));
+      b.declare("const int", index + "_in", "min(" + index + ", " + limit + " - 1)");
+    }
+    std::vector<std::vector<std::string>> values;
+    for (int u = 0; u < elementwise_items; ++u) {
+      const std::string& m = clamped[static_cast<std::size_t>(u)];
+      values.push_back(by_columns ? code.values_at(kc, "i", m) : code.values_at(kc, m, "j"));
+    }
+    for (int u = 0; u < elementwise_items; ++u) {
+      const auto k = static_cast<std::size_t>(u);
+      kc.open_scope("if (" + unclamped[k] + " < " + limit + ")");
+      if (by_columns)
+        code.store(kc, values[k], "i", clamped[k]);
+      else
+        code.store(kc, values[k], clamped[k], "j");
+      kc.close_scope();
+    }
+  };
   kc.open_scope("if (" + fixed + " < " + (by_columns ? "rows" : "cols") + ")");
-  std::vector<std::string> unclamped, clamped;
-  for (int u = 0; u < elementwise_items; ++u) {
-    const std::string index = moving + std::to_string(u);
-    unclamped.push_back(index);
-    clamped.push_back(index + "_in");
-    b.declare("const int", index, moving + (u == 0 ? "" : " + " + std::to_string(u) + " * " + step));
-    b.declare("const int", index + "_in", "min(" + index + ", " + limit + " - 1)");
-  }
-  std::vector<std::vector<std::string>> values;
-  for (int u = 0; u < elementwise_items; ++u) {
-    const std::string& m = clamped[static_cast<std::size_t>(u)];
-    values.push_back(by_columns ? code.values_at(kc, "i", m) : code.values_at(kc, m, "j"));
-  }
-  for (int u = 0; u < elementwise_items; ++u) {
-    const auto k = static_cast<std::size_t>(u);
-    kc.open_scope("if (" + unclamped[k] + " < " + limit + ")");
-    if (by_columns)
-      code.store(kc, values[k], "i", clamped[k]);
-    else
-      code.store(kc, values[k], clamped[k], "j");
+  if (row_vector) {
+    // Where every matrix is one row (not a block of a taller one), its elements are written as
+    // consecutive, so that the loads of the work-items PoCL runs together are vectors.
+    kc.open_scope("if (" + kc.every_matrix_one_row() + ")");
+    kc.assume_one_row(true);
+    emit_items();
+    kc.assume_one_row(false);
     kc.close_scope();
+    kc.open_scope("else");
+    emit_items();
+    kc.close_scope();
+  } else {
+    emit_items();
   }
   kc.close_scope();
 }
@@ -94,6 +112,7 @@ elementwise_split choose_elementwise_split(const runtime::device_info& device, i
   const auto r = static_cast<std::size_t>(std::max<index_t>(rows, 0));
   const auto c = static_cast<std::size_t>(std::max<index_t>(cols, 0));
   if (r * c < least_split_elements) return elementwise_split::none;
+  if (device.type == runtime::device_type::cpu && r == 1) return elementwise_split::row_vector;
   if (c >= static_cast<std::size_t>(elementwise_items)) return elementwise_split::columns;
   return device.type == runtime::device_type::cpu ? elementwise_split::none : elementwise_split::rows;
 }
@@ -102,6 +121,16 @@ elementwise_launch plan_elementwise_launch(elementwise_split split, std::size_t 
                                            index_t cols) {
   const auto items = static_cast<std::size_t>(elementwise_items);
   std::size_t r = static_cast<std::size_t>(rows), c = static_cast<std::size_t>(cols);
+  if (split == elementwise_split::row_vector) {
+    // The columns' items along the first dimension, one row.
+    c = ceil_div(c, items);
+    const std::size_t local0 = std::min(work_group, std::bit_ceil(std::max<std::size_t>(c, 1)));
+    elementwise_launch launch;
+    launch.split = split;
+    launch.range = {{runtime::round_up(c, local0), 1, 1}, {local0, 1, 1}, 3};
+    launch.item_step = static_cast<int>(runtime::round_up(c, local0));
+    return launch;
+  }
   if (split == elementwise_split::columns) c = ceil_div(c, items);
   if (split == elementwise_split::rows) r = ceil_div(r, items);
   // A short matrix (a row vector) gets its work-items along the columns instead of the rows,

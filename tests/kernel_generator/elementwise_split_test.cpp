@@ -25,6 +25,8 @@ TEST(KernelGeneratorElementwiseSplit, SplitFollowsTheShapeAndTheDevice) {
   EXPECT_EQ(choose_elementwise_split(gpu, 1 << 20, 3), elementwise_split::rows);
   EXPECT_EQ(choose_elementwise_split(cpu, 1 << 26, 1), elementwise_split::none);  // PoCL vectorizes rows
   EXPECT_EQ(choose_elementwise_split(cpu, 4096, 4096), elementwise_split::columns);
+  EXPECT_EQ(choose_elementwise_split(cpu, 1, 1 << 26), elementwise_split::row_vector);  // along PoCL's first dimension
+  EXPECT_EQ(choose_elementwise_split(cpu, 1, 100), elementwise_split::none);
 }
 
 // Every element of the result is stored by exactly one (work-item, item) of the launch, and
@@ -32,9 +34,11 @@ TEST(KernelGeneratorElementwiseSplit, SplitFollowsTheShapeAndTheDevice) {
 TEST(KernelGeneratorElementwiseSplit, LaunchCoversEveryElementOnce) {
   const std::vector<std::pair<index_t, index_t>> shapes{{1, 1},    {1, 5},     {5, 1},   {3, 30011}, {30011, 3},
                                                         {257, 263}, {1, 70001}, {70001, 1}, {2, 4},  {33, 4}};
-  for (const elementwise_split split : {elementwise_split::none, elementwise_split::columns, elementwise_split::rows})
+  for (const elementwise_split split : {elementwise_split::none, elementwise_split::columns, elementwise_split::rows,
+                                        elementwise_split::row_vector})
     for (const std::size_t work_group : {std::size_t{256}, std::size_t{64}, std::size_t{1}})
       for (const auto& [rows, cols] : shapes) {
+        if (split == elementwise_split::row_vector && rows != 1) continue;  // chosen for one row only
         SCOPED_TRACE(::testing::Message() << "split " << static_cast<int>(split) << ", group " << work_group << ", "
                                           << rows << "x" << cols);
         const elementwise_launch launch = plan_elementwise_launch(split, work_group, rows, cols);
@@ -50,6 +54,10 @@ TEST(KernelGeneratorElementwiseSplit, LaunchCoversEveryElementOnce) {
               for (int u = 0; u < items; ++u) {
                 auto i = static_cast<index_t>(g0);
                 auto j = static_cast<index_t>(g1 + launch.range.global[1] * g2);
+                if (split == elementwise_split::row_vector) {  // the columns along the first dimension
+                  i = static_cast<index_t>(g1);
+                  j = static_cast<index_t>(g0) + u * launch.item_step;
+                }
                 if (split == elementwise_split::columns) j += u * launch.item_step;
                 if (split == elementwise_split::rows) i += u * launch.item_step;
                 if (i < rows && j < cols) ++stores[static_cast<std::size_t>(i + j * rows)];

@@ -104,6 +104,26 @@ TYPED_TEST(KernelGeneratorReductionSkeleton, MaxAndMinSkipNaNAndKeepInfinities) 
   EXPECT_TRUE(std::isnan(d.to_host()[2]));
 }
 
+// A CPU reads a row of a 1 x N matrix as consecutive elements (a branch where every matrix is
+// one row: the reduction pass, and the elementwise skeleton's row vectors for one-term columns);
+// a one-row block of a taller matrix takes the other branch.
+TYPED_TEST(KernelGeneratorReductionSkeleton, OneRowMatricesAndOneRowBlocksOnACpu) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const planned_as cpu(cpu_like(2));
+  const matrix<T> row = random_matrix<T>(1, 70001), tall = random_matrix<T>(5, 70001);
+  expect_matches_host<T>([](const auto& x) { return rowwise_sum(x); }, row, "one row, rowwise_sum");
+  expect_matches_host<T>([](const auto& x) { return rowwise_max(x); }, row, "one row, rowwise_max");
+  expect_matches_host<T>([](const auto& x) { return colwise_sum(x); }, row, "one row, colwise_sum");
+  // (Short: the host evaluates the nested reduction once per element.)
+  expect_matches_host<T>([](const auto& x) { return exp(x) - colwise_broadcast(rowwise_max(x)); },
+                         random_matrix<T>(1, 1999), "one row, a reduction nested");
+  expect_matches_host<T>([](const auto& x) { return rowwise_sum(block(x, 3, 5, 1, 69990)); }, tall,
+                         "a one-row block, rowwise_sum");
+  expect_matches_host<T>([](const auto& x) { return colwise_max(block(x, 2, 1, 1, 69999)); }, tall,
+                         "a one-row block, colwise_max");
+}
+
 TYPED_TEST(KernelGeneratorReductionSkeleton, ViewsAndBlocksAsArgumentsAndTargets) {
   using T = TypeParam;
   TESSERA_SKIP_WITHOUT_PRECISION(T);

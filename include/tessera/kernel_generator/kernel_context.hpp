@@ -68,6 +68,15 @@ class kernel_context {
   void integer(const void* node, std::string_view role, index_t /*value*/);
 
   const matrix_parameter& matrix_parameter_of(const void* matrix) const;
+
+  /// `m1_rows == 1 && m2_rows == 1 ...` over the matrices declared so far (`1` if none): every
+  /// matrix is one row, its elements consecutive.
+  std::string every_matrix_one_row() const;
+  /// While on, matrix_parameter_of gives each matrix with its rows written as 1, so that the code
+  /// emitted reads a row's elements at consecutive constant offsets, which a CPU's compiler turns
+  /// into vector loads (a run-time leading dimension of 1 it cannot see); for a branch under
+  /// every_matrix_one_row().
+  void assume_one_row(bool on) noexcept { one_row_ = on; }
   const std::string& scalar_parameter_of(const void* node) const;
   const std::string& integer_parameter_of(const void* node, std::string_view role) const;
 
@@ -92,6 +101,8 @@ class kernel_context {
   codegen::kernel_builder& builder_;
   bool restrict_matrices_ = true;
   std::map<const void*, matrix_parameter> matrices_;
+  std::map<const void*, matrix_parameter> one_row_matrices_;  // the same, rows "1"
+  bool one_row_ = false;
   std::map<const void*, std::string> scalars_;
   std::map<std::pair<const void*, std::string>, std::string, std::less<>> integers_;
   std::vector<known_value> values_;
