@@ -54,10 +54,17 @@ const matrix_parameter& kernel_context::matrix_parameter_of(const void* matrix) 
   return found->second;
 }
 
-std::string kernel_context::every_matrix_one_row() const {
-  std::string out;
-  for (const auto& [matrix, p] : matrices_) out += (out.empty() ? "" : " && ") + p.rows + " == 1";
-  return out.empty() ? "1" : out;
+void kernel_context::emit_for_one_row_and_any(const std::function<void()>& emit) {
+  std::string one_row;
+  for (const auto& [matrix, p] : matrices_) one_row += (one_row.empty() ? "" : " && ") + p.rows + " == 1";
+  open_scope("if (" + (one_row.empty() ? std::string("1") : one_row) + ")");
+  one_row_ = true;
+  emit();
+  one_row_ = false;
+  close_scope();
+  open_scope("else");
+  emit();
+  close_scope();
 }
 
 const std::string& kernel_context::scalar_parameter_of(const void* node) const {

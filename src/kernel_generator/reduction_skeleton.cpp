@@ -373,14 +373,7 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
     // they are consecutive in memory too, and written so, the compiler loads them as vectors
     // (PoCL, 2 cores: the row sum of 1 x 2^24 floats 0.58x the copy with the leading dimension
     // a run-time 1).
-    kc.open_scope("if (" + kc.every_matrix_one_row() + ")");
-    kc.assume_one_row(true);
-    emit_walk();
-    kc.assume_one_row(false);
-    kc.close_scope();
-    kc.open_scope("else");
-    emit_walk();
-    kc.close_scope();
+    kc.emit_for_one_row_and_any(emit_walk);
   } else {
     emit_walk();
   }

@@ -61,14 +61,7 @@ void emit_elementwise_kernel(kernel_context& kc, const assignment_code& code, el
   if (row_vector) {
     // Where every matrix is one row (not a block of a taller one), its elements are written as
     // consecutive, so that the loads of the work-items PoCL runs together are vectors.
-    kc.open_scope("if (" + kc.every_matrix_one_row() + ")");
-    kc.assume_one_row(true);
-    emit_items();
-    kc.assume_one_row(false);
-    kc.close_scope();
-    kc.open_scope("else");
-    emit_items();
-    kc.close_scope();
+    kc.emit_for_one_row_and_any(emit_items);
   } else {
     emit_items();
   }

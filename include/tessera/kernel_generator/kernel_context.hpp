@@ -2,6 +2,7 @@
 // What the operations of one kernel share while they generate it: the kernel_builder,
 // the kernel parameters declared so far and the values already computed in the current
 // scope (so a matrix read twice at the same element is loaded once).
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -69,14 +70,11 @@ class kernel_context {
 
   const matrix_parameter& matrix_parameter_of(const void* matrix) const;
 
-  /// `m1_rows == 1 && m2_rows == 1 ...` over the matrices declared so far (`1` if none): every
-  /// matrix is one row, its elements consecutive.
-  std::string every_matrix_one_row() const;
-  /// While on, matrix_parameter_of gives each matrix with its rows written as 1, so that the code
-  /// emitted reads a row's elements at consecutive constant offsets, which a CPU's compiler turns
-  /// into vector loads (a run-time leading dimension of 1 it cannot see); for a branch under
-  /// every_matrix_one_row().
-  void assume_one_row(bool on) noexcept { one_row_ = on; }
+  /// Emits emit() twice: under `if (m1_rows == 1 && ...)` (every matrix declared so far is one
+  /// row) with each matrix's rows written as 1, so that a CPU's compiler sees a row's elements
+  /// at consecutive constant offsets and loads them as vectors (a run-time leading dimension of
+  /// 1 it cannot see), and under `else` as it is (a one-row block of a taller matrix).
+  void emit_for_one_row_and_any(const std::function<void()>& emit);
   const std::string& scalar_parameter_of(const void* node) const;
   const std::string& integer_parameter_of(const void* node, std::string_view role) const;
 

@@ -339,13 +339,13 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
   };
   std::size_t local = std::bit_floor(std::clamp<std::size_t>(exec.ctx().device().max_work_group_size, 1,
                                                              max_work_group_size));
-  auto layout = col_reduction_layout(device, local, rows, cols);
-  const runtime::kernel* k = layout.columns_per_item > 1 ? nullptr : &col_kernel(layout.lanes);
-  while (k != nullptr && work_group_size(*k) < local) {
-    local = work_group_size(*k);
+  reduction_layout layout;
+  const runtime::kernel* k = nullptr;  // none for a layout of column blocks
+  do {
+    if (k != nullptr) local = work_group_size(*k);
     layout = col_reduction_layout(device, local, rows, cols);
-    k = &col_kernel(layout.lanes);
-  }
+    k = layout.columns_per_item > 1 ? nullptr : &col_kernel(layout.lanes);
+  } while (k != nullptr && work_group_size(*k) < local);
   const partial_results<V> partials(exec, cols, layout.parts, result);
   const auto common = std::tuple(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols));
   const auto outputs = std::tuple(partials.buffer, result.device_buffer().handle()(), partials.finish);
