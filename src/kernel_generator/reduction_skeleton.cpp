@@ -3,6 +3,7 @@
 #include <tessera/kernel_generator/reduction_skeleton.hpp>
 
 #include <algorithm>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,11 +75,21 @@ void emit_accumulate(codegen::kernel_builder& b, const reduction_site& site, con
   }
 }
 
+/// One term of a reduction pass added to acc: emit_accumulate, or the site's step of one term.
+void emit_term(codegen::kernel_builder& b, const reduction_site& site, const std::string& acc,
+               const std::string& term, const std::string& acc_c = {}) {
+  if (site.accumulate_step) site.accumulate_step(b, acc, {term});
+  else emit_accumulate(b, site, acc, term, acc_c);
+}
+
 /// Generates the rest of every expression on the roots' finished values (red[r]) at (i, j)
 /// and stores them: the one place the skeleton writes results.
 void emit_finished_results(kernel_context& kc, const assignment_code& code,
                            const std::vector<const reduction_site*>& roots, const std::vector<std::string>& red) {
-  for (std::size_t r = 0; r < roots.size(); ++r) kc.remember(roots[r]->node, "i", "j", red[r]);
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    if (roots[r]->remember_finished) roots[r]->remember_finished(kc, red[r], "i", "j");
+    else kc.remember(roots[r]->node, "i", "j", red[r]);
+  }
   code.store(kc, code.values_at(kc, "i", "j"), "i", "j");
 }
 
@@ -104,6 +115,8 @@ void emit_lane_tree(kernel_context& kc, const std::vector<const reduction_site*>
 /// scratch. Returns the names of the partials and of the scratch arrays.
 std::pair<std::vector<std::string>, std::vector<std::string>> declare_reduction_parameters(
     codegen::kernel_builder& b, const std::vector<const reduction_site*>& roots, bool finishing) {
+  for (const reduction_site* root : roots)
+    if (root->add_helpers) root->add_helpers(b);
   b.add_scalar_parameter("int", "parts");
   if (!finishing)
     for (const char* name : {"part_length", "lane_chunk", "lane_span", "lane_step"}) b.add_scalar_parameter("int", name);
@@ -242,7 +255,99 @@ std::string generate_held_levels_source(const assignment_code& code, const std::
 std::string generate_rereading_levels_source(const assignment_code& code,
                                              const std::vector<const reduction_site*>& levels);
 
+/// The online rule's pair: (maximum, sum of exp(x - maximum), the sum's Kahan compensation,
+/// unused). Two pairs merged (lanes, parts): the sum under the smaller maximum is scaled to the
+/// larger one (one exp) and added with compensation. Maxima are never NaN (fmax skips NaN terms),
+/// so the order of a merge's arguments decides nothing but which one is scaled.
+std::string online_merge_helper(const std::string& t) {
+  const std::string pair = t + "4", zero = "(" + t + ")0", one = "(" + t + ")1";
+  return pair + " tessera_online_merge_" + t + "(" + pair + " a, " + pair + " b) {\n"
+         "  if (b.x > a.x) {\n"
+         "    const " + pair + " larger = b;\n"
+         "    b = a;\n"
+         "    a = larger;\n"
+         "  }\n"
+         "  const " + t + " scale = b.x == a.x ? " + one + " : exp(b.x - a.x);\n"
+         "  const " + t + " y = (b.y - b.z) * scale - a.z;\n"
+         "  const " + t + " s = a.y + y;\n"
+         "  return (" + pair + ")(a.x, s, (s - a.y) - y, " + zero + ");\n"
+         "}\n";
+}
+
+/// The online rule's step: the terms' maximum first (fmax skips NaN), the sum rescaled once if
+/// the maximum grew, then each exp(x - maximum) added with Kahan compensation: one exp per term
+/// and one per growth. Until a finite term comes the maximum is -INFINITY and the exponent's base
+/// is 0: exp(-inf - 0) adds 0 where exp(-inf - -inf) would be NaN (the finished sum of a line of
+/// nothing but -INFINITY is NaN all the same: online_root); NaN and +INFINITY terms make the sum
+/// NaN, as exp(x - maximum) does at them.
+void emit_online_step(codegen::kernel_builder& b, const std::string& t, const std::string& acc,
+                      const std::vector<std::string>& terms) {
+  std::string top = acc + ".x";
+  for (const std::string& x : terms) top = "fmax(" + top + ", " + x + ")";
+  top = b.declare_fresh(t, top, "top");
+  const std::string base = b.declare_fresh(t, top + " == -INFINITY ? (" + t + ")0 : " + top, "base");
+  b.open_block("if (" + top + " > " + acc + ".x)");
+  const std::string scale = b.declare_fresh(t, "exp(" + acc + ".x - " + base + ")", "scale");
+  b.assign(acc + ".y", scale, "*=");
+  b.assign(acc + ".z", scale, "*=");
+  b.close_block();
+  for (const std::string& x : terms) {
+    const std::string y = b.declare_fresh(t, "exp(" + x + " - " + base + ") - " + acc + ".z", "y");
+    const std::string sum = b.declare_fresh(t, acc + ".y + " + y, "t");
+    b.assign(acc + ".z", "(" + sum + " - " + acc + ".y) - " + y);
+    b.assign(acc + ".y", sum);
+  }
+  b.assign(acc + ".x", top);
+}
+
 }  // namespace
+
+reduction_site online_root(const reduction_site& sum, const reduction_site& max) {
+  reduction_site site = sum;  // its node, place, dimension, sizes and materializing
+  const std::string scalar = sum.type, pair = sum.type + "4";
+  site.type = pair;
+  site.element_bytes = 4 * sum.element_bytes;
+  site.compensated = false;  // the pair carries its own compensation
+  site.initial = "(" + pair + ")(-INFINITY, (" + scalar + ")0, (" + scalar + ")0, (" + scalar + ")0)";
+  site.term = sum.online_term;  // E's value: accumulate_step makes the pairs
+  site.accumulate_step = [scalar](codegen::kernel_builder& b, const std::string& acc,
+                                  const std::vector<std::string>& terms) { emit_online_step(b, scalar, acc, terms); };
+  site.combine = [scalar](const std::string& a, const std::string& b) {
+    return "tessera_online_merge_" + scalar + "(" + a + ", " + b + ")";
+  };
+  site.add_helpers = [scalar](codegen::kernel_builder& b) {
+    b.add_helper("online_merge_" + scalar, online_merge_helper(scalar));
+  };
+  site.remember_finished = [sum_node = sum.node, max_node = max.node, scalar](
+                               kernel_context& kc, const std::string& value, const std::string& row,
+                               const std::string& col) {
+    auto& b = kc.builder();
+    kc.remember(max_node, row, col, b.declare_fresh(scalar, value + ".x", "max"));
+    // A maximum of -INFINITY: every term is -INFINITY or NaN, and exp(x - max) NaN at each.
+    kc.remember(sum_node, row, col,
+                b.declare_fresh(scalar, value + ".x == -INFINITY ? NAN : " + value + ".y - " + value + ".z", "sum"));
+  };
+  site.online_max = nullptr;
+  return site;
+}
+
+bool online_rule_pays(const runtime::device_info& device) { return device.type != runtime::device_type::cpu; }
+
+std::pair<const reduction_site*, const reduction_site*> online_pair(const reduction_analysis& analysis,
+                                                                    const reduction_site& site) {
+  if (!analysis.online) return {nullptr, nullptr};
+  const auto find = [&](const auto& take) -> const reduction_site* {
+    const auto& m = analysis.to_materialize;
+    const auto at = std::find_if(m.begin(), m.end(), [&](const reduction_site* s) { return take(*s); });
+    return at == m.end() ? nullptr : *at;
+  };
+  const reduction_site* sum =
+      site.online_max != nullptr ? &site : find([&](const reduction_site& s) { return s.online_max == site.node; });
+  if (sum == nullptr || !sum->materialize_with_max) return {nullptr, nullptr};
+  const reduction_site* max = find([&](const reduction_site& s) { return s.node == sum->online_max; });
+  if (max == nullptr || max->materialized() || sum->materialized()) return {nullptr, nullptr};
+  return {sum, max};
+}
 
 std::string generate_blocked_rows_pass(const assignment_code& code, const std::vector<const reduction_site*>& roots) {
   codegen::kernel_builder b("evaluate");
@@ -274,7 +379,7 @@ std::string generate_blocked_rows_pass(const assignment_code& code, const std::v
     kc.open_scope("for (int r = 0; r < " + block + "; ++r)");
     b.declare("const int", "ir", row);
     for (std::size_t r = 0; r < roots.size(); ++r)
-      emit_accumulate(b, *roots[r], acc[r] + "[r]", roots[r]->term(kc, "ir", "k"), acc_c[r] + "[r]");
+      emit_term(b, *roots[r], acc[r] + "[r]", roots[r]->term(kc, "ir", "k"), acc_c[r] + "[r]");
     kc.close_scope();
     kc.close_scope();
   };
@@ -360,11 +465,14 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
     std::vector<std::vector<std::string>> terms(roots.size());
     for (std::size_t r = 0; r < roots.size(); ++r)
       for (int u = 0; u < chains; ++u) terms[r].push_back(term_at(*roots[r], ks[static_cast<std::size_t>(u)]));
-    for (std::size_t r = 0; r < roots.size(); ++r)
-      for (int u = 0; u < chains; ++u) emit_accumulate(b, *roots[r], acc[r][u], terms[r][u]);
+    for (std::size_t r = 0; r < roots.size(); ++r) {
+      if (roots[r]->accumulate_step) roots[r]->accumulate_step(b, acc[r][0], terms[r]);  // one chain, whole steps
+      else
+        for (int u = 0; u < chains; ++u) emit_accumulate(b, *roots[r], acc[r][u], terms[r][u]);
+    }
     kc.close_scope();
     kc.open_scope(walk.consecutive ? "for (; k < k_end; ++k)" : "for (; k < k_end; k += lane_step)");
-    for (std::size_t r = 0; r < roots.size(); ++r) emit_accumulate(b, *roots[r], acc[r][0], term_at(*roots[r], "k"));
+    for (std::size_t r = 0; r < roots.size(); ++r) emit_term(b, *roots[r], acc[r][0], term_at(*roots[r], "k"));
     kc.close_scope();
   };
   kc.open_scope("if (" + in_range + ")");
@@ -397,6 +505,25 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
   kc.close_scope();
   return b.source();
 }
+
+namespace {
+
+/// The partial results of the reduction passes of one context: kept and grown, not made and
+/// released per call. A buffer made for a call and released at its end cost the host about as
+/// long as the pass on an H200 (NVIDIA driver 580: the log-sum-exp of 8192 x 8192 by rows took
+/// 117 us to enqueue for 85 us of kernels, 52 us with this pool), time in which a later kernel of
+/// the same assignment (a softmax's quotient after its materialized sums) was not yet enqueued and
+/// the device idled. A call holds the pool's lock while it enqueues its kernels; on the context's
+/// in-order queue the next call's kernels run after them, so that call may write the same buffers.
+struct workspace_pool {
+  struct make {};
+  explicit workspace_pool(make) {}
+  std::mutex mutex;
+  std::vector<runtime::device_buffer> buffers;  // one per root
+};
+runtime::kernel_cache<int, workspace_pool> workspace_pools;
+
+}  // namespace
 
 cl::Event launch_reduction_assignment(runtime::kernel_cache<std::vector<int>, reduction_kernels>& cache,
                                       const assignment_code& code, shape result, const runtime::context& ctx,
@@ -432,18 +559,20 @@ cl::Event launch_reduction_assignment(runtime::kernel_cache<std::vector<int>, re
   finish.emplace_back(parts);
   for (const index_t value : {plan.part_length, plan.lane_chunk, plan.lane_span, plan.lane_step})
     pass.emplace_back(to_kernel_int(value, "reduction plan"));
-  std::vector<runtime::device_buffer> workspaces;
-  workspaces.reserve(roots.size());
+  const auto pool = workspace_pools.get(ctx, 0, [] { return workspace_pool::make{}; });
+  const std::lock_guard lock(pool->mutex);  // until the kernels are enqueued
+  if (pool->buffers.size() < roots.size()) pool->buffers.resize(roots.size());
+  const runtime::device_buffer none;
   const std::size_t group = plan.local0 * plan.local1;
-  for (const reduction_site* site : roots) {
-    if (plan.parts > 1)
-      workspaces.emplace_back(ctx, static_cast<std::size_t>(plan.parts) * static_cast<std::size_t>(site->outputs) *
-                                       site->element_bytes);
-    else
-      workspaces.emplace_back();
-    pass.emplace_back(workspaces.back().handle());
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    const reduction_site* site = roots[r];
+    const std::size_t bytes =
+        static_cast<std::size_t>(plan.parts) * static_cast<std::size_t>(site->outputs) * site->element_bytes;
+    if (plan.parts > 1 && pool->buffers[r].bytes() < bytes) pool->buffers[r] = runtime::device_buffer(ctx, bytes);
+    const runtime::device_buffer& workspace = plan.parts > 1 ? pool->buffers[r] : none;
+    pass.emplace_back(workspace.handle());
     pass.emplace_back(runtime::local_memory{group * site->element_bytes});
-    finish.emplace_back(workspaces.back().handle());
+    finish.emplace_back(workspace.handle());
     finish.emplace_back(runtime::local_memory{plan.finish_lanes * plan.finish_results * site->element_bytes});
   }
   const runtime::launch_range range{

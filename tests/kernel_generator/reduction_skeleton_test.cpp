@@ -351,6 +351,159 @@ TEST(KernelGeneratorReductionSkeleton, AReductionReadingItsOwnTargetGoesThroughA
   EXPECT_TRUE(matches_host(a, expected, static_cast<double>(tolerance<float>(999))));
 }
 
+// ---- The online maximum and sum: softmax and log-sum-exp in one pass over the terms -----------
+
+/// The log-sum-exp of every row (column), host reference in double.
+void log_sum_exp_line(const std::vector<double*>& line) {
+  double max = -INFINITY, sum = 0;
+  for (const double* x : line) max = std::max(max, *x);
+  for (const double* x : line) sum += std::exp(*x - max);
+  for (double* x : line) *x = max + std::log(sum);
+}
+/// The first element of each row (column) of a per_line result: a log-sum-exp's results.
+host_matrix<double> first_of_each(const host_matrix<double>& m, along direction) {
+  const index_t lines = direction == along::rows ? m.rows : m.cols;
+  host_matrix<double> out{direction == along::rows ? lines : 1, direction == along::rows ? 1 : lines,
+                          std::vector<double>(static_cast<std::size_t>(lines))};
+  for (index_t l = 0; l < lines; ++l)
+    out.values[static_cast<std::size_t>(l)] = m(direction == along::rows ? l : 0, direction == along::rows ? 0 : l);
+  return out;
+}
+
+/// Random values in [-30, 30) with what changes a maximum or a softmax: in the first rows (and
+/// columns) a line of -inf only, one NaN, one +inf, -inf among finite values, two +inf; in a
+/// matrix of one line, -inf at every 7th element.
+template <typename T>
+matrix<T> with_special_lines(index_t rows, index_t cols) {
+  std::vector<T> v = random_matrix<T>(rows, cols, T(-30), T(30)).to_host();
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  const auto at = [&](index_t i, index_t j) -> T& { return v[static_cast<std::size_t>(i + j * rows)]; };
+  if (rows <= 4 || cols <= 4) {
+    for (std::size_t k = 3; k < v.size(); k += 7) v[k] = -inf;
+  } else {
+    for (index_t j = 0; j < cols; ++j) at(0, j) = -inf;
+    for (index_t i = 0; i < rows; ++i) at(i, 0) = -inf;
+    at(1, cols / 2) = nan;
+    at(2, cols - 1) = inf;
+    at(3, 1) = -inf;
+    at(3, cols - 2) = -inf;
+    at(4, 2) = inf;
+    at(4, cols - 3) = inf;
+    at(rows / 2, 1) = nan;
+  }
+  return matrix<T>(v, rows, cols);
+}
+
+// Shapes that materialize (too few rows or columns per compute unit to fuse their levels on a
+// GPU of 132 units; a CPU always materializes): one part and many, odd lengths, one line.
+const std::vector<shape_case> online_shapes{{67, 67}, {13, 2053}, {2053, 13}, {1, 4099}, {4099, 1}, {131, 509}};
+
+template <typename T>
+void check_online_softmax_and_log_sum_exp() {
+  for (const shape_case s : online_shapes) {
+    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
+    const matrix<T> a = with_special_lines<T>(s.rows, s.cols);
+    const double tol = static_cast<double>(tolerance<T>(std::max(s.rows, s.cols)));
+    matrix<T> d;
+    {
+      const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+      d = elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)));
+      EXPECT_TRUE(matches_host(d, per_line(a, along::rows, softmax_line), tol)) << "softmax along rows";
+      const auto m = rowwise_max(a);
+      d = m + log(rowwise_sum(exp(a - colwise_broadcast(m))));
+      EXPECT_TRUE(matches_host(d, first_of_each(per_line(a, along::rows, log_sum_exp_line), along::rows), tol))
+          << "log-sum-exp along rows";
+    }
+    {
+      const auto shifted = exp(a - rowwise_broadcast(colwise_max(a)));
+      d = elt_divide(shifted, rowwise_broadcast(colwise_sum(shifted)));
+      EXPECT_TRUE(matches_host(d, per_line(a, along::cols, softmax_line), tol)) << "softmax along columns";
+      const auto m = colwise_max(a);
+      d = m + log(colwise_sum(exp(a - rowwise_broadcast(m))));
+      EXPECT_TRUE(matches_host(d, first_of_each(per_line(a, along::cols, log_sum_exp_line), along::cols), tol))
+          << "log-sum-exp along columns";
+    }
+  }
+}
+
+TYPED_TEST(KernelGeneratorReductionSkeleton, OnlineMaxAndSumMatchTheHostWithAGpusPlan) {
+  TESSERA_SKIP_WITHOUT_PRECISION(TypeParam);
+  const planned_as gpu(gpu_like(132));
+  check_online_softmax_and_log_sum_exp<TypeParam>();
+}
+
+// A CPU keeps the two passes (online_rule_pays); the same values.
+TEST(KernelGeneratorReductionSkeleton, SoftmaxAndLogSumExpMatchTheHostWithACpusPlan) {
+  const planned_as cpu(cpu_like(16));
+  check_online_softmax_and_log_sum_exp<float>();
+}
+
+// The maximum and the sum share one pass (and its finishing pass when the terms are in parts),
+// the same bits on every run; the special lines of with_special_lines are NaN where two passes
+// give NaN, the others finite.
+TEST(KernelGeneratorReductionSkeleton, OnlineMaxAndSumShareOnePassWithTheSameBitsOnEveryRun) {
+  const planned_as gpu(gpu_like(132));
+  const matrix<float> a = with_special_lines<float>(13, 2053);
+  const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+  const auto softmax = elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)));
+  matrix<float> first, again;
+  std::size_t before = runtime::kernels_enqueued();
+  first = softmax;
+  EXPECT_EQ(runtime::kernels_enqueued() - before, 3u) << "the pairs, their parts finished, the quotient";
+  const auto bits = [](const matrix<float>& m) {  // NaN compares unequal to itself: bits do not
+    std::vector<std::uint32_t> out;
+    for (const float x : m.to_host()) out.push_back(std::bit_cast<std::uint32_t>(x));
+    return out;
+  };
+  for (int run = 0; run < 20; ++run) {
+    again = softmax;
+    ASSERT_EQ(bits(again), bits(first)) << run;
+  }
+  const std::vector<float> values = first.to_host();
+  for (index_t i = 0; i < 13; ++i) {
+    const bool nan_line = i <= 2 || i == 4 || i == 6;  // -inf only, a NaN, a +inf, two +inf, a NaN
+    EXPECT_EQ(std::isnan(values[static_cast<std::size_t>(i + 13 * 5)]), nan_line) << i;
+  }
+  const auto m = rowwise_max(a);
+  matrix<float> lse;
+  before = runtime::kernels_enqueued();
+  lse = m + log(rowwise_sum(exp(a - colwise_broadcast(m))));
+  EXPECT_EQ(runtime::kernels_enqueued() - before, 2u) << "the pairs and their finishing pass";
+  const std::string source = kernel_source(softmax);
+  EXPECT_THAT(source, ::testing::HasSubstr("maximum and sum of exp(x - maximum), in one pass"));
+  EXPECT_THAT(source, ::testing::HasSubstr("tessera_online_merge_float"));
+}
+
+// Where the rule does not hold, the two passes run: another matrix's maximum, a maximum read
+// elsewhere too, a maximum of other elements.
+TEST(KernelGeneratorReductionSkeleton, OnlineMaxAndSumOnlyWhereTheRuleHolds) {
+  const planned_as gpu(gpu_like(132));
+  const matrix<float> a = random_matrix<float>(13, 2053, -3.0f, 3.0f);
+  const matrix<float> b = random_matrix<float>(13, 2053, -3.0f, 3.0f);
+  const double tol = static_cast<double>(tolerance<float>(2053));
+  matrix<float> d;
+  {
+    const auto of_b = rowwise_sum(exp(a - colwise_broadcast(rowwise_max(b))));
+    EXPECT_THAT(kernel_source(of_b), ::testing::Not(::testing::HasSubstr("tessera_online")));
+    d = of_b;
+    EXPECT_TRUE(matches_host(d, host_evaluate<float>(of_b), tol));
+  }
+  {
+    const auto m = rowwise_max(a);
+    const auto read_twice = rowwise_sum(exp(a - colwise_broadcast(m))) + rowwise_sum(a - colwise_broadcast(m));
+    EXPECT_THAT(kernel_source(read_twice), ::testing::Not(::testing::HasSubstr("tessera_online")));
+    d = read_twice;
+    EXPECT_TRUE(matches_host(d, host_evaluate<float>(read_twice), tol));
+  }
+  {
+    const auto shifted_block =
+        rowwise_sum(exp(block(a, 0, 1, 13, 2052) - colwise_broadcast(rowwise_max(block(a, 0, 0, 13, 2052)))));
+    EXPECT_THAT(kernel_source(shifted_block), ::testing::Not(::testing::HasSubstr("tessera_online")));
+    d = shifted_block;
+    EXPECT_TRUE(matches_host(d, host_evaluate<float>(shifted_block), tol));
+  }
+}
+
 // ---- The plan ---------------------------------------------------------------------------------
 
 struct plan_case {

@@ -17,6 +17,9 @@
 namespace tessera::runtime {
 class context;
 }
+namespace tessera::codegen {
+class kernel_builder;
+}
 
 namespace tessera::kernel_generator {
 
@@ -97,6 +100,28 @@ struct reduction_site {
   /// that term without a loop (a loop's load cannot be issued beside the other elements' loads).
   /// The kernel's key holds the analysis, so a kernel made for one term serves only one term.
   std::function<void(bool)> compute_as_one_term;
+
+  /// The online maximum-and-sum rule, for a sum of exp(E - broadcast(M)) where M is the maximum
+  /// of the same E along the same dimension (softmax, log-sum-exp): one pass over E gives both
+  /// (reductions.hpp: online_softmax_sum). Set on such a sum when its E and M's read the same
+  /// values: M's node, E's term at (row, col), and M and the sum evaluated together into their
+  /// temporaries (for the reading of kernels: that assignment's source).
+  const void* online_max = nullptr;
+  std::function<std::string(kernel_context&, const std::string& row, const std::string& col)> online_term;
+  std::function<void(const runtime::context&)> materialize_with_max;
+  std::function<std::string(const runtime::context&)> materializing_with_max_source;
+
+  /// How the skeleton makes a root's finished value known to the rest of the expression; empty:
+  /// the value is the node's. (The online rule's root finishes a (max, sum) pair into both.)
+  std::function<void(kernel_context&, const std::string& value, const std::string& row, const std::string& col)>
+      remember_finished;
+  /// OpenCL C functions the generated kernels call on this site's values (the online rule's).
+  std::function<void(codegen::kernel_builder&)> add_helpers;
+  /// How a reduction pass adds a step of terms to the accumulator `acc` where that is not
+  /// `combine` (or Kahan's sum) per term; empty: per term. (The online rule's pair takes a step's
+  /// terms at once: one rescaling per step.)
+  std::function<void(codegen::kernel_builder&, const std::string& acc, const std::vector<std::string>& terms)>
+      accumulate_step;
 };
 
 /// Records every read and write of an assignment, by matrix identity, and its producers.

@@ -73,4 +73,31 @@ class matrix_recorder {
   std::vector<const runtime::context*> contexts_;
 };
 
+/// The values an expression's parameters take, in parameter order: matrices by identity (and
+/// view), numbers by value. Two nodes of one type whose values are equal compute the same
+/// elements (the online maximum-and-sum rule of reductions.hpp relies on it).
+class parameter_values {
+ public:
+  template <typename T>
+  void matrix(const void* /*node*/, const runtime::matrix<T>& m, bool /*written*/) {
+    values_.push_back({&m, static_cast<double>(m.view())});
+  }
+  template <typename T>
+  void scalar(const void*, const T& value) {
+    values_.push_back({nullptr, static_cast<double>(value)});  // NaN differs from itself: never equal
+  }
+  void integer(const void*, std::string_view, index_t value) {
+    values_.push_back({nullptr, static_cast<double>(value)});
+  }
+  friend bool operator==(const parameter_values&, const parameter_values&) = default;
+
+ private:
+  struct value {
+    const void* matrix;
+    double number;
+    friend bool operator==(const value&, const value&) = default;
+  };
+  std::vector<value> values_;
+};
+
 }  // namespace tessera::kernel_generator

@@ -222,7 +222,7 @@ std::string assignment_source(const std::tuple<Targets...>& targets, const std::
     return generate_kernel_source(targets, expressions, split);
   } else {
     reduction_analysis analysis;
-    analyze_reductions(expressions, analysis);
+    analyze_reductions(expressions, analysis, planning_device(ctx.device()));
     const auto code = code_of(targets, expressions);
     if (runs_fused_levels(analysis, result, planning_device(ctx.device())))
       return "// one kernel: each reduction by the group owning its rows (columns), then the result\n" +
@@ -231,6 +231,15 @@ std::string assignment_source(const std::tuple<Targets...>& targets, const std::
     std::string source;
     for (const reduction_site* site : analysis.to_materialize) {
       if (site->materialized()) continue;
+      if (const auto [sum, max] = online_pair(analysis, *site); sum != nullptr) {
+        source += "// materialized first: a " + std::string(site->rowwise ? "rowwise" : "colwise") +
+                  " maximum and sum of exp(x - maximum), in one pass\n" + sum->materializing_with_max_source(ctx) + "\n";
+        for (const reduction_site* done : {max, sum}) {
+          done->stand_in(ctx);
+          stand_ins.add(done->release);
+        }
+        continue;
+      }
       source += "// materialized first: a " + std::string(site->rowwise ? "rowwise" : "colwise") + " reduction\n" +
                 site->materializing_source(ctx) + "\n";
       site->stand_in(ctx);
@@ -362,6 +371,25 @@ template <typename Op, bool Rowwise, typename A>
 std::string reduction_<Op, Rowwise, A>::materializing_source(const runtime::context& ctx) const {
   matrix<value_type> results(0, 0, matrix_view::entire, ctx);
   return kernel_source(results, *this);
+}
+
+template <typename Op, bool Rowwise, typename A>
+void reduction_<Op, Rowwise, A>::materialize_with_max(const runtime::context& ctx) const {
+  using max_type = std::remove_cvref_t<decltype(online_max())>;
+  auto maxima = std::make_shared<matrix<value_type>>(rows(), cols(), matrix_view::entire, ctx);
+  auto sums = std::make_shared<matrix<value_type>>(rows(), cols(), matrix_view::entire, ctx);
+  evaluate_all(std::tuple<load_<matrix<value_type>&>, load_<matrix<value_type>&>>(*maxima, *sums),
+               std::tuple<const max_type&, const reduction_&>(online_max(), *this));
+  online_max().materialized_ = std::move(maxima);
+  materialized_ = std::move(sums);
+}
+
+template <typename Op, bool Rowwise, typename A>
+std::string reduction_<Op, Rowwise, A>::materializing_with_max_source(const runtime::context& ctx) const {
+  using max_type = std::remove_cvref_t<decltype(online_max())>;
+  matrix<value_type> maxima(0, 0, matrix_view::entire, ctx), sums(0, 0, matrix_view::entire, ctx);
+  return detail::assignment_source(std::tuple<load_<matrix<value_type>&>, load_<matrix<value_type>&>>(maxima, sums),
+                                   std::tuple<const max_type&, const reduction_&>(online_max(), *this), ctx);
 }
 
 template <device_scalar T>

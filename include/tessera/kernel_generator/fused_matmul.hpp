@@ -97,7 +97,8 @@ cl::Event evaluate_with_producers(const std::tuple<Targets...>& targets, const s
     // Reductions under the product's epilogue (a bias's broadcast row sums) are evaluated
     // first, once, and read by the store step.
     reduction_analysis reductions;
-    if constexpr ((std::remove_cvref_t<Expressions>::has_reductions || ...)) analyze_reductions(expressions, reductions);
+    if constexpr ((std::remove_cvref_t<Expressions>::has_reductions || ...))
+      analyze_reductions(expressions, reductions, planning_device(ctx.device()));
     materialized_reductions materialized;
     const cl::Event start = reductions.to_materialize.empty() ? cl::Event() : runtime::start_marker(ctx);
     materialize_reductions(reductions, ctx, materialized);

@@ -12,12 +12,21 @@
 // finished value. A reduction anywhere else (under a broadcast: `a - colwise_broadcast(
 // rowwise_max(a))`) is evaluated once into a temporary before the assignment's kernel, which
 // reads it. Inside a fused GEMM's store step a reduction is still a loop per element.
+//
+// The online rule (GPUs): a sum of exp(E - broadcast(M)), M the maximum of the same E along the
+// same dimension (softmax, log-sum-exp), is computed with M in one pass over E: each lane keeps
+// (maximum, sum of exp(x - maximum)) and rescales the sum when the maximum grows. The values are
+// the two passes' within rounding, NaN and infinities included; one read of E instead of two.
 #include <limits>
 #include <memory>
 #include <string>
 #include <utility>
 
+#include <tessera/kernel_generator/argument_list.hpp>
 #include <tessera/kernel_generator/as_operation.hpp>
+#include <tessera/kernel_generator/binary_operators.hpp>
+#include <tessera/kernel_generator/broadcast.hpp>
+#include <tessera/kernel_generator/math_functions.hpp>
 
 namespace tessera::kernel_generator {
 
@@ -103,6 +112,43 @@ struct min_reduction {
 };
 
 template <typename Op, bool Rowwise, typename A>
+class reduction_;
+
+namespace detail {
+// Whether an argument is exp(E - broadcast(M)), M the maximum of E along one dimension and
+// broadcast along the other (the softmax's and log-sum-exp's), and which dimension.
+template <typename M, typename E, bool Rows, bool Cols>
+struct online_max_of {
+  static constexpr bool matches = false;
+};
+template <bool Rowwise, typename E2, typename E, bool Rows, bool Cols>
+struct online_max_of<reduction_<max_reduction, Rowwise, E2>, E, Rows, Cols> {
+  static constexpr bool matches = std::is_same_v<std::remove_cvref_t<E2>, E> && Rows == !Rowwise && Cols == Rowwise;
+  static constexpr bool rowwise = Rowwise;
+};
+template <typename B, typename E>
+struct online_broadcast_of {
+  static constexpr bool matches = false;
+};
+template <typename M, bool Rows, bool Cols, typename E>
+struct online_broadcast_of<broadcast_<M, Rows, Cols>, E> : online_max_of<std::remove_cvref_t<M>, E, Rows, Cols> {};
+template <typename D>
+struct online_difference {
+  static constexpr bool matches = false;
+};
+template <typename E, typename B>
+struct online_difference<binary_operation_<subtraction_op, E, B>>
+    : online_broadcast_of<std::remove_cvref_t<B>, std::remove_cvref_t<E>> {};
+template <typename A>
+struct online_exp {
+  static constexpr bool matches = false;
+};
+template <typename D>
+struct online_exp<unary_operation_<math_function_op<codegen::math::exp>, D>>
+    : online_difference<std::remove_cvref_t<D>> {};
+}  // namespace detail
+
+template <typename Op, bool Rowwise, typename A>
 class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value_type_t<A>, value_type_t<A>>, A> {
   using base = operation<reduction_<Op, Rowwise, A>, promoted_t<value_type_t<A>, value_type_t<A>>, A>;
 
@@ -143,7 +189,7 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
   /// of its argument, which it reads anywhere.
   void collect_accesses(access_collector& collector, const access_map& map) const {
     constexpr bool compensated = std::is_same_v<Op, sum_reduction> && std::is_floating_point_v<value_type>;
-    collector.reduce(reduction_site{
+    reduction_site site{
         this, map, Rowwise, Rowwise ? rows() : cols(), length(), std::string(codegen::opencl_type_name<value_type>()),
         sizeof(value_type), compensated, Op::template initial<value_type>(),
         [this](kernel_context& kc, const std::string& row, const std::string& col) {
@@ -155,9 +201,46 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
         [this](const runtime::context& ctx) {
           materialized_ = std::make_shared<matrix<value_type>>(0, 0, matrix_view::entire, ctx);
         },
-        [this](bool one_term) { one_term_ = one_term; }});
+        [this](bool one_term) { one_term_ = one_term; }};
+    if constexpr (online_softmax_sum) {
+      // The rule holds when the E beside the maximum and the E it reduces read the same values.
+      parameter_values beside, reduced;
+      online_e().visit_parameters(beside);
+      online_max().template argument<0>().visit_parameters(reduced);
+      if (beside == reduced) {
+        site.online_max = &online_max();
+        site.online_term = [this](kernel_context& kc, const std::string& row, const std::string& col) {
+          return online_e().generate(kc, row, col);
+        };
+        site.materialize_with_max = [this](const runtime::context& ctx) { materialize_with_max(ctx); };
+        site.materializing_with_max_source = [this](const runtime::context& ctx) {
+          return materializing_with_max_source(ctx);
+        };
+      }
+    }
+    collector.reduce(std::move(site));
     base::collect_accesses(collector, map);
   }
+
+  /// A sum of exp(E - broadcast(max(E))) along this reduction's dimension, E of this value type
+  /// and elementwise: the online maximum-and-sum rule applies (access.hpp: reduction_site::online_max).
+  static constexpr bool online_softmax_sum = [] {
+    if constexpr (std::is_same_v<Op, sum_reduction> && std::is_floating_point_v<value_type> &&
+                  detail::online_exp<std::remove_cvref_t<A>>::matches) {
+      using difference = std::remove_cvref_t<decltype(std::declval<const A&>().template argument<0>())>;
+      using E = std::remove_cvref_t<decltype(std::declval<const difference&>().template argument<0>())>;
+      return detail::online_exp<std::remove_cvref_t<A>>::rowwise == Rowwise &&
+             std::is_same_v<value_type_t<E>, value_type> && !E::has_reductions &&
+             E::skeleton == kernel_skeleton::elementwise;
+    } else {
+      return false;
+    }
+  }();
+
+  /// Evaluates this sum and the maximum it subtracts into their temporaries in one pass
+  /// (online_softmax_sum; defined in assignment.hpp).
+  void materialize_with_max(const runtime::context& ctx) const;
+  std::string materializing_with_max_source(const runtime::context& ctx) const;
 
   /// Evaluates the results into a temporary, which the assignment's kernels then read
   /// (defined in assignment.hpp).
@@ -204,6 +287,17 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
     if (!one_term_) kc.close_scope();
     return acc;
   }
+
+  /// The parts of exp(E - broadcast(M)) (online_softmax_sum only).
+  const auto& online_e() const {
+    return this->template argument<0>().template argument<0>().template argument<0>();
+  }
+  const auto& online_max() const {
+    return this->template argument<0>().template argument<0>().template argument<1>().template argument<0>();
+  }
+
+  template <typename, bool, typename>
+  friend class reduction_;  // materialize_with_max sets the maximum's temporary
 
   mutable std::shared_ptr<matrix<value_type>> materialized_;
   mutable bool one_term_ = false;
