@@ -88,7 +88,9 @@ struct reduction_site {
   std::function<std::string(kernel_context&, const std::string& row, const std::string& col)> term;
   /// OpenCL C combining two values (for the tree and the finishing pass).
   std::function<std::string(const std::string& a, const std::string& b)> combine;
-  std::function<void(const runtime::context&)> materialize;
+  /// Evaluates the reduction into its temporary; the event of that work (its first command is
+  /// the first the materializing enqueued).
+  std::function<cl::Event(const runtime::context&)> materialize;
   std::function<bool()> materialized;
   std::function<void()> release;
   /// For reading the kernels (kernel_source): the OpenCL C that materializing runs, and an
@@ -107,21 +109,21 @@ struct reduction_site {
   /// values: M's node, E's term at (row, col), and M and the sum evaluated together into their
   /// temporaries (for the reading of kernels: that assignment's source).
   const void* online_max = nullptr;
-  std::function<std::string(kernel_context&, const std::string& row, const std::string& col)> online_term;
-  std::function<void(const runtime::context&)> materialize_with_max;
-  std::function<std::string(const runtime::context&)> materializing_with_max_source;
+  std::function<std::string(kernel_context&, const std::string& row, const std::string& col)> online_term{};
+  std::function<cl::Event(const runtime::context&)> materialize_with_max{};
+  std::function<std::string(const runtime::context&)> materializing_with_max_source{};
 
   /// How the skeleton makes a root's finished value known to the rest of the expression; empty:
   /// the value is the node's. (The online rule's root finishes a (max, sum) pair into both.)
   std::function<void(kernel_context&, const std::string& value, const std::string& row, const std::string& col)>
-      remember_finished;
+      remember_finished{};
   /// OpenCL C functions the generated kernels call on this site's values (the online rule's).
-  std::function<void(codegen::kernel_builder&)> add_helpers;
+  std::function<void(codegen::kernel_builder&)> add_helpers{};
   /// How a reduction pass adds a step of terms to the accumulator `acc` where that is not
   /// `combine` (or Kahan's sum) per term; empty: per term. (The online rule's pair takes a step's
   /// terms at once: one rescaling per step.)
   std::function<void(codegen::kernel_builder&, const std::string& acc, const std::vector<std::string>& terms)>
-      accumulate_step;
+      accumulate_step{};
 };
 
 /// Records every read and write of an assignment, by matrix identity, and its producers.

@@ -361,10 +361,11 @@ void operation<Derived, V, A...>::evaluate_into(matrix<T>& target) const {
 }
 
 template <typename Op, bool Rowwise, typename A>
-void reduction_<Op, Rowwise, A>::materialize(const runtime::context& ctx) const {
+cl::Event reduction_<Op, Rowwise, A>::materialize(const runtime::context& ctx) const {
   auto results = std::make_shared<matrix<value_type>>(rows(), cols(), matrix_view::entire, ctx);
-  evaluate(*results, *this);
+  const cl::Event event = evaluate(*results, *this);
   materialized_ = std::move(results);
+  return event;
 }
 
 template <typename Op, bool Rowwise, typename A>
@@ -374,14 +375,16 @@ std::string reduction_<Op, Rowwise, A>::materializing_source(const runtime::cont
 }
 
 template <typename Op, bool Rowwise, typename A>
-void reduction_<Op, Rowwise, A>::materialize_with_max(const runtime::context& ctx) const {
+cl::Event reduction_<Op, Rowwise, A>::materialize_with_max(const runtime::context& ctx) const {
   using max_type = std::remove_cvref_t<decltype(online_max())>;
   auto maxima = std::make_shared<matrix<value_type>>(rows(), cols(), matrix_view::entire, ctx);
   auto sums = std::make_shared<matrix<value_type>>(rows(), cols(), matrix_view::entire, ctx);
-  evaluate_all(std::tuple<load_<matrix<value_type>&>, load_<matrix<value_type>&>>(*maxima, *sums),
-               std::tuple<const max_type&, const reduction_&>(online_max(), *this));
+  const cl::Event event =
+      evaluate_all(std::tuple<load_<matrix<value_type>&>, load_<matrix<value_type>&>>(*maxima, *sums),
+                   std::tuple<const max_type&, const reduction_&>(online_max(), *this));
   online_max().materialized_ = std::move(maxima);
   materialized_ = std::move(sums);
+  return event;
 }
 
 template <typename Op, bool Rowwise, typename A>

@@ -165,20 +165,25 @@ void analyze_reductions(const std::tuple<Expressions...>& expressions, reduction
 }
 
 /// Evaluates each reduction of analysis.to_materialize into its temporary (a node reached
-/// twice once), kept until `materialized` goes.
-inline void materialize_reductions(const reduction_analysis& analysis, const runtime::context& ctx,
-                                   materialized_reductions& materialized) {
+/// twice once), kept until `materialized` goes. Returns the event of the first evaluation (null
+/// when every one was materialized already): the first command of the work, for covering_event.
+inline cl::Event materialize_reductions(const reduction_analysis& analysis, const runtime::context& ctx,
+                                        materialized_reductions& materialized) {
+  cl::Event first;
   for (const reduction_site* site : analysis.to_materialize) {
     if (site->materialized()) continue;
+    cl::Event event;
     if (const auto [sum, max] = online_pair(analysis, *site); sum != nullptr) {
-      sum->materialize_with_max(ctx);  // both, in one pass
+      event = sum->materialize_with_max(ctx);  // both, in one pass
       materialized.add(max->release);
       materialized.add(sum->release);
-      continue;
+    } else {
+      event = site->materialize(ctx);
+      materialized.add(site->release);
     }
-    site->materialize(ctx);
-    materialized.add(site->release);
+    if (first() == nullptr) first = event;
   }
+  return first;
 }
 
 /// The OpenCL C of the pass over the terms (finishing = false) or of the finishing pass.
@@ -260,17 +265,19 @@ cl::Event launch_with_reductions(const std::tuple<Targets...>& targets, const st
   if (runs_fused_levels(analysis, result, planning_device(ctx.device())))
     return launch_fused_levels(fused_level_kernels<Key>, code, result, ctx, analysis);
   materialized_reductions materialized;
-  cl::Event start;
+  // The returned event covers the work from the first materializing command (not from a marker
+  // enqueued before them: that would count the host's time to prepare the first kernel as the
+  // device's, which an assignment of one kernel is not charged).
+  cl::Event first;
   if (!analysis.to_materialize.empty()) {
-    start = runtime::start_marker(ctx);  // the materializations keep their own events
-    materialize_reductions(analysis, ctx, materialized);
+    first = materialize_reductions(analysis, ctx, materialized);
     for (std::size_t s = 0; s < analysis.pattern.size(); ++s)  // now materialized
       if (analysis.pattern[s] == 0) analysis.pattern[s] = 1;
   }
   const cl::Event event = analysis.roots.empty()
                               ? launch_elementwise(elementwise_kernels<Key>, code, result, ctx, analysis.pattern)
                               : launch_reduction_assignment(reduction_kernel_cache<Key>, code, result, ctx, analysis);
-  return analysis.to_materialize.empty() ? event : runtime::covering_event(ctx, start);
+  return first() == nullptr ? event : runtime::covering_event(ctx, first);
 }
 
 }  // namespace detail

@@ -196,7 +196,7 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
           return this->template argument<0>().generate(kc, row, col);
         },
         [](const std::string& a, const std::string& b) { return Op::combine(a, b); },
-        [this](const runtime::context& ctx) { materialize(ctx); }, [this] { return materialized_ != nullptr; },
+        [this](const runtime::context& ctx) { return materialize(ctx); }, [this] { return materialized_ != nullptr; },
         [this] { materialized_.reset(); }, [this](const runtime::context& ctx) { return materializing_source(ctx); },
         [this](const runtime::context& ctx) {
           materialized_ = std::make_shared<matrix<value_type>>(0, 0, matrix_view::entire, ctx);
@@ -212,7 +212,7 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
         site.online_term = [this](kernel_context& kc, const std::string& row, const std::string& col) {
           return online_e().generate(kc, row, col);
         };
-        site.materialize_with_max = [this](const runtime::context& ctx) { materialize_with_max(ctx); };
+        site.materialize_with_max = [this](const runtime::context& ctx) { return materialize_with_max(ctx); };
         site.materializing_with_max_source = [this](const runtime::context& ctx) {
           return materializing_with_max_source(ctx);
         };
@@ -239,12 +239,12 @@ class reduction_ : public operation<reduction_<Op, Rowwise, A>, promoted_t<value
 
   /// Evaluates this sum and the maximum it subtracts into their temporaries in one pass
   /// (online_softmax_sum; defined in assignment.hpp).
-  void materialize_with_max(const runtime::context& ctx) const;
+  cl::Event materialize_with_max(const runtime::context& ctx) const;
   std::string materializing_with_max_source(const runtime::context& ctx) const;
 
   /// Evaluates the results into a temporary, which the assignment's kernels then read
   /// (defined in assignment.hpp).
-  void materialize(const runtime::context& ctx) const;
+  cl::Event materialize(const runtime::context& ctx) const;
   /// The kernels materialize runs (defined in assignment.hpp).
   std::string materializing_source(const runtime::context& ctx) const;
 
