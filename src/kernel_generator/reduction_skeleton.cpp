@@ -1,9 +1,9 @@
 // The reduction skeleton's kernels (reduction_skeleton.hpp): their source generators and launches,
 // compiled once for every assignment type through assignment_code.
 #include <tessera/kernel_generator/reduction_skeleton.hpp>
+#include <tessera/runtime/workspace.hpp>
 
 #include <algorithm>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,11 +75,16 @@ void emit_accumulate(codegen::kernel_builder& b, const reduction_site& site, con
   }
 }
 
-/// One term of a reduction pass added to acc: emit_accumulate, or the site's step of one term.
-void emit_term(codegen::kernel_builder& b, const reduction_site& site, const std::string& acc,
-               const std::string& term, const std::string& acc_c = {}) {
-  if (site.accumulate_step) site.accumulate_step(b, acc, {term});
-  else emit_accumulate(b, site, acc, term, acc_c);
+/// A step of a reduction pass: terms[u] added to acc[u] (emit_accumulate), or the whole step to
+/// acc[0] where the site takes steps (accumulate_step). acc_c: the compensations' names, as
+/// emit_accumulate's.
+void emit_step(codegen::kernel_builder& b, const reduction_site& site, const std::vector<std::string>& acc,
+               const std::vector<std::string>& terms, const std::string& acc_c = {}) {
+  if (site.accumulate_step) {
+    site.accumulate_step(b, acc[0], terms);
+    return;
+  }
+  for (std::size_t u = 0; u < terms.size(); ++u) emit_accumulate(b, site, acc[u], terms[u], acc_c);
 }
 
 /// Generates the rest of every expression on the roots' finished values (red[r]) at (i, j)
@@ -379,7 +384,7 @@ std::string generate_blocked_rows_pass(const assignment_code& code, const std::v
     kc.open_scope("for (int r = 0; r < " + block + "; ++r)");
     b.declare("const int", "ir", row);
     for (std::size_t r = 0; r < roots.size(); ++r)
-      emit_term(b, *roots[r], acc[r] + "[r]", roots[r]->term(kc, "ir", "k"), acc_c[r] + "[r]");
+      emit_step(b, *roots[r], {acc[r] + "[r]"}, {roots[r]->term(kc, "ir", "k")}, acc_c[r] + "[r]");
     kc.close_scope();
     kc.close_scope();
   };
@@ -465,14 +470,10 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
     std::vector<std::vector<std::string>> terms(roots.size());
     for (std::size_t r = 0; r < roots.size(); ++r)
       for (int u = 0; u < chains; ++u) terms[r].push_back(term_at(*roots[r], ks[static_cast<std::size_t>(u)]));
-    for (std::size_t r = 0; r < roots.size(); ++r) {
-      if (roots[r]->accumulate_step) roots[r]->accumulate_step(b, acc[r][0], terms[r]);  // one chain, whole steps
-      else
-        for (int u = 0; u < chains; ++u) emit_accumulate(b, *roots[r], acc[r][u], terms[r][u]);
-    }
+    for (std::size_t r = 0; r < roots.size(); ++r) emit_step(b, *roots[r], acc[r], terms[r]);
     kc.close_scope();
     kc.open_scope(walk.consecutive ? "for (; k < k_end; ++k)" : "for (; k < k_end; k += lane_step)");
-    for (std::size_t r = 0; r < roots.size(); ++r) emit_term(b, *roots[r], acc[r][0], term_at(*roots[r], "k"));
+    for (std::size_t r = 0; r < roots.size(); ++r) emit_step(b, *roots[r], acc[r], {term_at(*roots[r], "k")});
     kc.close_scope();
   };
   kc.open_scope("if (" + in_range + ")");
@@ -505,25 +506,6 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
   kc.close_scope();
   return b.source();
 }
-
-namespace {
-
-/// The partial results of the reduction passes of one context: kept and grown, not made and
-/// released per call. A buffer made for a call and released at its end cost the host about as
-/// long as the pass on an H200 (NVIDIA driver 580: the log-sum-exp of 8192 x 8192 by rows took
-/// 117 us to enqueue for 85 us of kernels, 52 us with this pool), time in which a later kernel of
-/// the same assignment (a softmax's quotient after its materialized sums) was not yet enqueued and
-/// the device idled. A call holds the pool's lock while it enqueues its kernels; on the context's
-/// in-order queue the next call's kernels run after them, so that call may write the same buffers.
-struct workspace_pool {
-  struct make {};
-  explicit workspace_pool(make) {}
-  std::mutex mutex;
-  std::vector<runtime::device_buffer> buffers;  // one per root
-};
-runtime::kernel_cache<int, workspace_pool> workspace_pools;
-
-}  // namespace
 
 cl::Event launch_reduction_assignment(runtime::kernel_cache<std::vector<int>, reduction_kernels>& cache,
                                       const assignment_code& code, shape result, const runtime::context& ctx,
@@ -559,17 +541,14 @@ cl::Event launch_reduction_assignment(runtime::kernel_cache<std::vector<int>, re
   finish.emplace_back(parts);
   for (const index_t value : {plan.part_length, plan.lane_chunk, plan.lane_span, plan.lane_step})
     pass.emplace_back(to_kernel_int(value, "reduction plan"));
-  const auto pool = workspace_pools.get(ctx, 0, [] { return workspace_pool::make{}; });
-  const std::lock_guard lock(pool->mutex);  // until the kernels are enqueued
-  if (pool->buffers.size() < roots.size()) pool->buffers.resize(roots.size());
+  runtime::workspace_lease workspaces(ctx);  // held until the kernels are enqueued
   const runtime::device_buffer none;
   const std::size_t group = plan.local0 * plan.local1;
   for (std::size_t r = 0; r < roots.size(); ++r) {
     const reduction_site* site = roots[r];
     const std::size_t bytes =
         static_cast<std::size_t>(plan.parts) * static_cast<std::size_t>(site->outputs) * site->element_bytes;
-    if (plan.parts > 1 && pool->buffers[r].bytes() < bytes) pool->buffers[r] = runtime::device_buffer(ctx, bytes);
-    const runtime::device_buffer& workspace = plan.parts > 1 ? pool->buffers[r] : none;
+    const runtime::device_buffer& workspace = plan.parts > 1 ? workspaces.buffer(r, bytes) : none;  // one per root
     pass.emplace_back(workspace.handle());
     pass.emplace_back(runtime::local_memory{group * site->element_bytes});
     finish.emplace_back(workspace.handle());

@@ -30,10 +30,9 @@ std::string opencl_executor::description() const {
 void opencl_executor::synchronize() const { context_->finish(); }
 
 opencl_executor::workspace_lease opencl_executor::workspace(std::size_t bytes) const {
-  std::unique_lock lock(workspace_mutex_);
-  // Growing releases the old buffer; OpenCL keeps it alive until kernels using it finish.
-  if (workspace_.bytes() < bytes) workspace_ = runtime::device_buffer(*context_, std::max<std::size_t>(bytes, 4096));
-  return {std::move(lock), &workspace_};
+  runtime::workspace_lease lease(*context_);
+  const runtime::device_buffer* buffer = &lease.buffer(0, bytes);
+  return {std::move(lease), buffer};
 }
 
 }  // namespace tessera::unified

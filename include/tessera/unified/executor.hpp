@@ -4,11 +4,11 @@
 // runs it on a runtime::context's device.
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include <tessera/runtime/buffer.hpp>
 #include <tessera/runtime/context.hpp>
+#include <tessera/runtime/workspace.hpp>
 
 namespace tessera::unified {
 
@@ -54,7 +54,7 @@ class opencl_executor final : public executor {
   /// lease until the kernels that use it are enqueued: the in-order queue then runs them
   /// before any later user of the same memory.
   struct workspace_lease {
-    std::unique_lock<std::mutex> lock;
+    runtime::workspace_lease lease;  // the context's (runtime/workspace.hpp)
     const runtime::device_buffer* buffer;
   };
   workspace_lease workspace(std::size_t bytes) const;
@@ -62,8 +62,6 @@ class opencl_executor final : public executor {
  private:
   explicit opencl_executor(const runtime::context& ctx) : context_(&ctx) {}
   const runtime::context* context_;
-  mutable std::mutex workspace_mutex_;
-  mutable runtime::device_buffer workspace_;
 };
 
 }  // namespace tessera::unified
