@@ -13,4 +13,8 @@ std::vector<int> matrix_recorder::aliasing_pattern() const {
   return pattern;
 }
 
+bool matrix_recorder::rows_in_vectors(index_t rows_per_vector) const {
+  return std::all_of(rows_.begin(), rows_.end(), [&](index_t r) { return r == 1 || r % rows_per_vector == 0; });
+}
+
 }  // namespace tessera::kernel_generator

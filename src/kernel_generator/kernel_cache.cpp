@@ -24,10 +24,11 @@ runtime::kernel build_kernel(const runtime::context& ctx, const std::string& sou
 
 cl::Event launch_elementwise(runtime::kernel_cache<std::vector<int>, runtime::kernel>& cache, const assignment_code& code,
                              shape result, const runtime::context& ctx, const std::vector<int>& reductions) {
-  const elementwise_split split = choose_elementwise_split(planning_device(ctx.device()), result.rows, result.cols);
   // The pattern is taken after the targets are prepared: preparing may change a view.
   matrix_recorder recorder;
   code.record_matrices(recorder);
+  const elementwise_split split = choose_elementwise_split(planning_device(ctx.device()), result.rows, result.cols,
+                                                           recorder.rows_in_vectors(vector_rows));
   std::vector<int> pattern = recorder.aliasing_pattern();
   pattern.push_back(-1);
   pattern.insert(pattern.end(), reductions.begin(), reductions.end());
@@ -39,7 +40,8 @@ cl::Event launch_elementwise(runtime::kernel_cache<std::vector<int>, runtime::ke
   code.gather_arguments(arguments, result.rows, result.cols);
   const auto given = arguments.arguments();
   std::vector<runtime::kernel_argument> values(given.begin(), given.end());
-  if (split != elementwise_split::none) values.emplace_back(launch.item_step);
+  if (split != elementwise_split::none && split != elementwise_split::column_vectors)
+    values.emplace_back(launch.item_step);
   return kernel->launch(ctx, launch.range, values);
 }
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tessera::kernel_generator {
 
 std::string element_index(std::string_view i, std::string_view j, std::string_view rows) {
@@ -65,6 +67,84 @@ void kernel_context::emit_for_one_row_and_any(const std::function<void()>& emit)
   open_scope("else");
   emit();
   close_scope();
+}
+
+namespace {
+// The element types that have OpenCL vector types of vector_rows lanes.
+bool has_vectors(std::string_view type) {
+  for (const std::string_view t : {"float", "double", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"})
+    if (type == t) return true;
+  return false;
+}
+}  // namespace
+
+void kernel_context::begin_row_vector(std::string base, std::vector<std::string> rows) {
+  vector_base_ = std::move(base);
+  vector_rows_ = std::move(rows);
+}
+
+void kernel_context::end_row_vector() {
+  // Rows never given (no expression stores a matrix at some of the rows: not generated today)
+  // leave their elements as they were; the given ones are stored one by one.
+  for (const auto& [key, store] : pending_stores_)
+    for (std::size_t u = 0; u < store.lanes.size(); ++u)
+      if (!store.lanes[u].empty()) builder_.assign(store.elements[u], store.lanes[u]);
+  pending_stores_.clear();
+  vector_base_.clear();
+  vector_rows_.clear();
+}
+
+int kernel_context::vector_lane(const matrix_parameter& p, std::string_view type, std::string_view i) const {
+  if (vector_rows_.empty() || p.masked || !has_vectors(type)) return -1;
+  const auto at = std::find(vector_rows_.begin(), vector_rows_.end(), i);
+  return at == vector_rows_.end() ? -1 : static_cast<int>(at - vector_rows_.begin());
+}
+
+std::string kernel_context::vector_lvalue(const matrix_parameter& p, std::string_view type, std::string_view j,
+                                          bool written) const {
+  // Aligned: the base row and the matrix's rows are multiples of the lanes, and a buffer
+  // starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least the largest vector type's size.
+  return fmt::format("*(global {}{}{}*)({} + ({}))", written ? "" : "const ", type, vector_rows_.size(), p.buffer,
+                     element_index(vector_base_, j, p.rows));
+}
+
+std::string kernel_context::load_element(const matrix_parameter& p, std::string_view type, std::string_view i,
+                                         std::string_view j) {
+  const int lane = vector_lane(p, type, i);
+  if (lane < 0) return element_of(p, i, j);
+  // One load per matrix and column, remembered in the scope like any value (the parameter's
+  // address identifies the matrix; the row key cannot name a row).
+  const std::string key = "vector of " + vector_base_;
+  const std::string* loaded = find(&p, key, j);
+  if (loaded == nullptr) {
+    remember(&p, key, j,
+             builder_.declare_fresh(fmt::format("{}{}", type, vector_rows_.size()), vector_lvalue(p, type, j, false),
+                                    "v"));
+    loaded = find(&p, key, j);
+  }
+  return fmt::format("{}.s{:x}", *loaded, lane);
+}
+
+void kernel_context::store_element(const matrix_parameter& p, std::string_view type, std::string_view i,
+                                   std::string_view j, std::string_view value) {
+  const int lane = vector_lane(p, type, i);
+  if (lane < 0) {
+    builder_.assign(element_of(p, i, j), cast_to(type, value));
+    return;
+  }
+  pending_store& store = pending_stores_[{p.buffer, std::string(j)}];
+  if (store.lanes.empty()) {
+    store.target = vector_lvalue(p, type, j, true);
+    store.vector_type = fmt::format("{}{}", type, vector_rows_.size());
+    store.lanes.resize(vector_rows_.size());
+    for (const std::string& row : vector_rows_) store.elements.push_back(element_of(p, row, j));
+  }
+  store.lanes[static_cast<std::size_t>(lane)] = cast_to(type, value);
+  if (std::any_of(store.lanes.begin(), store.lanes.end(), [](const std::string& v) { return v.empty(); })) return;
+  std::string lanes;
+  for (const std::string& v : store.lanes) lanes += (lanes.empty() ? "" : ", ") + v;
+  builder_.assign(store.target, fmt::format("({})({})", store.vector_type, lanes));
+  pending_stores_.erase({p.buffer, std::string(j)});
 }
 
 const std::string& kernel_context::scalar_parameter_of(const void* node) const {

@@ -43,9 +43,9 @@ std::size_t blocked_rows_per_item(index_t outputs) {
                                  least_blocked_rows, most_blocked_rows);
 }
 
-reduction_walk pass_walk(const runtime::device_info& device) {
+reduction_walk pass_walk(const runtime::device_info& device, bool whole_steps) {
   if (device.type == runtime::device_type::cpu) return {16, true};
-  return {4, false};
+  return {whole_steps ? 8 : 4, false};
 }
 
 bool reduction_rows_blocked(const runtime::device_info& device, bool rowwise, index_t outputs) {

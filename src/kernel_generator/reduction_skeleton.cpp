@@ -336,6 +336,10 @@ reduction_site online_root(const reduction_site& sum, const reduction_site& max)
   return site;
 }
 
+bool takes_whole_steps(const std::vector<const reduction_site*>& roots) {
+  return std::any_of(roots.begin(), roots.end(), [](const reduction_site* r) { return bool(r->accumulate_step); });
+}
+
 bool online_rule_pays(const runtime::device_info& device) { return device.type != runtime::device_type::cpu; }
 
 std::pair<const reduction_site*, const reduction_site*> online_pair(const reduction_analysis& analysis,
@@ -455,7 +459,8 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
   // acc[r][u]: root r's accumulator u.
   std::vector<std::vector<std::string>> acc;
   const int chains = walk.accumulators;
-  for (const reduction_site* root : roots) acc.push_back(declare_accumulators(b, *root, chains));
+  for (const reduction_site* root : roots)
+    acc.push_back(declare_accumulators(b, *root, root->accumulate_step ? 1 : chains));
   const auto term_at = [&](const reduction_site& site, const std::string& k) {
     return rowwise ? site.term(kc, "i", k) : site.term(kc, k, "j");
   };
@@ -520,7 +525,7 @@ cl::Event launch_reduction_assignment(runtime::kernel_cache<std::vector<int>, re
   const runtime::device_info& device = planning_device(ctx.device());
   const bool blocked = reduction_rows_blocked(device, first.rowwise, first.outputs);
   pattern.push_back(blocked ? static_cast<int>(blocked_rows_per_item(first.outputs)) : 0);  // the block is in the code
-  const reduction_walk walk = pass_walk(device);
+  const reduction_walk walk = pass_walk(device, takes_whole_steps(roots));
   pattern.push_back(walk.accumulators);  // so is the walk
   pattern.push_back(walk.consecutive ? 1 : 0);
   const auto kernels = counted_get(cache, ctx, pattern, [&] {

@@ -19,6 +19,21 @@ std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 void emit_elementwise_kernel(kernel_context& kc, const assignment_code& code, elementwise_split split) {
   auto& b = kc.builder();
+  if (split == elementwise_split::column_vectors) {
+    // vector_rows consecutive rows of column j, all inside (the rows are a multiple of them).
+    b.declare("const int", "i", std::to_string(vector_rows) + " * get_global_id(0)");
+    b.declare("const int", "j", "get_global_id(1) + get_global_size(1) * get_global_id(2)");
+    kc.open_scope("if (i < rows && j < cols)");
+    std::vector<std::string> rows{"i"};
+    for (int u = 1; u < vector_rows; ++u) rows.push_back(b.declare_fresh("int", "i + " + std::to_string(u), "i"));
+    kc.begin_row_vector("i", rows);
+    std::vector<std::vector<std::string>> values;
+    for (const std::string& row : rows) values.push_back(code.values_at(kc, row, "j"));
+    for (std::size_t u = 0; u < rows.size(); ++u) code.store(kc, values[u], rows[u], "j");
+    kc.end_row_vector();
+    kc.close_scope();
+    return;
+  }
   const bool row_vector = split == elementwise_split::row_vector;
   b.declare("const int", "i", row_vector ? "get_global_id(1)" : "get_global_id(0)");
   b.declare("const int", "j",
@@ -101,10 +116,13 @@ std::string generate_kernel_source(const assignment_code& code, elementwise_spli
   return builder.source();
 }
 
-elementwise_split choose_elementwise_split(const runtime::device_info& device, index_t rows, index_t cols) {
+elementwise_split choose_elementwise_split(const runtime::device_info& device, index_t rows, index_t cols,
+                                           bool rows_in_vectors) {
   const auto r = static_cast<std::size_t>(std::max<index_t>(rows, 0));
   const auto c = static_cast<std::size_t>(std::max<index_t>(cols, 0));
   if (r * c < least_split_elements) return elementwise_split::none;
+  if (device.type != runtime::device_type::cpu && rows_in_vectors && r % vector_rows == 0)
+    return elementwise_split::column_vectors;
   if (device.type == runtime::device_type::cpu && r == 1) return elementwise_split::row_vector;
   if (c >= static_cast<std::size_t>(elementwise_items)) return elementwise_split::columns;
   return device.type == runtime::device_type::cpu ? elementwise_split::none : elementwise_split::rows;
@@ -124,6 +142,7 @@ elementwise_launch plan_elementwise_launch(elementwise_split split, std::size_t 
     launch.item_step = static_cast<int>(runtime::round_up(c, local0));
     return launch;
   }
+  if (split == elementwise_split::column_vectors) r = ceil_div(r, static_cast<std::size_t>(vector_rows));
   if (split == elementwise_split::columns) c = ceil_div(c, items);
   if (split == elementwise_split::rows) r = ceil_div(r, items);
   // A short matrix (a row vector) gets its work-items along the columns instead of the rows,

@@ -27,18 +27,40 @@ TEST(KernelGeneratorElementwiseSplit, SplitFollowsTheShapeAndTheDevice) {
   EXPECT_EQ(choose_elementwise_split(cpu, 4096, 4096), elementwise_split::columns);
   EXPECT_EQ(choose_elementwise_split(cpu, 1, 1 << 26), elementwise_split::row_vector);  // along PoCL's first dimension
   EXPECT_EQ(choose_elementwise_split(cpu, 1, 100), elementwise_split::none);
+  // Every matrix's rows a multiple of four: a GPU's vectors of four rows.
+  EXPECT_EQ(choose_elementwise_split(gpu, 8192, 8192, true), elementwise_split::column_vectors);
+  EXPECT_EQ(choose_elementwise_split(gpu, 1 << 26, 1, true), elementwise_split::column_vectors);
+  EXPECT_EQ(choose_elementwise_split(gpu, 4, 1 << 20, true), elementwise_split::column_vectors);
+  EXPECT_EQ(choose_elementwise_split(gpu, 8190, 8192, true), elementwise_split::columns);  // not the result's
+  EXPECT_EQ(choose_elementwise_split(gpu, 1, 1 << 26, true), elementwise_split::columns);
+  EXPECT_EQ(choose_elementwise_split(gpu, 100, 100, true), elementwise_split::none);
+  EXPECT_EQ(choose_elementwise_split(cpu, 4096, 4096, true), elementwise_split::columns);
+}
+
+TEST(KernelGeneratorElementwiseSplit, RowsInVectorsAsksEveryMatrix) {
+  const matrix<float> a(8, 3), b(12, 5), row(1, 7), odd(6, 2);
+  matrix_recorder fours;
+  fours.matrix(nullptr, a, false);
+  fours.matrix(nullptr, b, false);
+  fours.matrix(nullptr, row, false);
+  EXPECT_TRUE(fours.rows_in_vectors(4));
+  fours.matrix(nullptr, odd, false);
+  EXPECT_FALSE(fours.rows_in_vectors(4));
+  EXPECT_TRUE(fours.rows_in_vectors(2));
 }
 
 // Every element of the result is stored by exactly one (work-item, item) of the launch, and
 // every item's clamped index stays inside the result.
 TEST(KernelGeneratorElementwiseSplit, LaunchCoversEveryElementOnce) {
-  const std::vector<std::pair<index_t, index_t>> shapes{{1, 1},    {1, 5},     {5, 1},   {3, 30011}, {30011, 3},
-                                                        {257, 263}, {1, 70001}, {70001, 1}, {2, 4},  {33, 4}};
+  const std::vector<std::pair<index_t, index_t>> shapes{{1, 1},     {1, 5},     {5, 1},    {3, 30011}, {30011, 3},
+                                                        {257, 263},  {1, 70001}, {70001, 1}, {2, 4},    {33, 4},
+                                                        {4, 70001},  {260, 263}, {70004, 1}, {8, 3}};
   for (const elementwise_split split : {elementwise_split::none, elementwise_split::columns, elementwise_split::rows,
-                                        elementwise_split::row_vector})
+                                        elementwise_split::row_vector, elementwise_split::column_vectors})
     for (const std::size_t work_group : {std::size_t{256}, std::size_t{64}, std::size_t{1}})
       for (const auto& [rows, cols] : shapes) {
         if (split == elementwise_split::row_vector && rows != 1) continue;  // chosen for one row only
+        if (split == elementwise_split::column_vectors && rows % vector_rows != 0) continue;  // only for these
         SCOPED_TRACE(::testing::Message() << "split " << static_cast<int>(split) << ", group " << work_group << ", "
                                           << rows << "x" << cols);
         const elementwise_launch launch = plan_elementwise_launch(split, work_group, rows, cols);
@@ -47,7 +69,9 @@ TEST(KernelGeneratorElementwiseSplit, LaunchCoversEveryElementOnce) {
         ASSERT_LE(launch.range.global[1] / launch.range.local[1], 65535u);
         ASSERT_LE(launch.range.global[2], 65535u);
         std::vector<int> stores(static_cast<std::size_t>(rows * cols), 0);
-        const int items = split == elementwise_split::none ? 1 : elementwise_items;
+        const int items = split == elementwise_split::none             ? 1
+                           : split == elementwise_split::column_vectors ? vector_rows
+                                                                        : elementwise_items;
         for (std::size_t g2 = 0; g2 < launch.range.global[2]; ++g2)
           for (std::size_t g1 = 0; g1 < launch.range.global[1]; ++g1)
             for (std::size_t g0 = 0; g0 < launch.range.global[0]; ++g0)
@@ -58,6 +82,7 @@ TEST(KernelGeneratorElementwiseSplit, LaunchCoversEveryElementOnce) {
                   i = static_cast<index_t>(g1);
                   j = static_cast<index_t>(g0) + u * launch.item_step;
                 }
+                if (split == elementwise_split::column_vectors) i = vector_rows * i + u;  // consecutive rows
                 if (split == elementwise_split::columns) j += u * launch.item_step;
                 if (split == elementwise_split::rows) i += u * launch.item_step;
                 if (i < rows && j < cols) ++stores[static_cast<std::size_t>(i + j * rows)];
@@ -67,7 +92,9 @@ TEST(KernelGeneratorElementwiseSplit, LaunchCoversEveryElementOnce) {
 }
 
 // Shapes past the split threshold, with widths that leave every kind of remainder.
-const std::vector<test_shape> split_shapes{{257, 263}, {3, 30011}, {30011, 3}, {1, 70001}, {70001, 1}, {65537, 2}};
+// Rows a multiple of four take a GPU's vectors of four rows.
+const std::vector<test_shape> split_shapes{{257, 263}, {3, 30011},  {30011, 3}, {1, 70001}, {70001, 1},
+                                           {65537, 2}, {260, 263},  {4, 30011}, {70004, 1}, {30012, 3}};
 
 template <typename T>
 void check_split_assignments() {
@@ -109,6 +136,28 @@ void check_split_assignments() {
     const matrix<T> lower = random_matrix<T>(s.rows, s.cols, T(-1), T(1), matrix_view::lower);
     d = lower + a;
     EXPECT_TRUE(matches_host(d, host_evaluate<T>(lower + a), tol));
+    // A column and a row broadcast, a transposed operand, a block read at an odd row.
+    const matrix<T> column = random_matrix<T>(s.rows, 1), row = random_matrix<T>(1, s.cols),
+                    at = random_matrix<T>(s.cols, s.rows), taller = random_matrix<T>(s.rows + 4, s.cols);
+    d = elt_multiply(a, colwise_broadcast(column)) + rowwise_broadcast(row) - transpose(at) +
+        block(taller, 1, 0, s.rows, s.cols);
+    EXPECT_TRUE(matches_host(d, host_evaluate<T>(elt_multiply(a, colwise_broadcast(column)) + rowwise_broadcast(row) -
+                                                 transpose(at) + block(taller, 1, 0, s.rows, s.cols)),
+                             tol));
+    // A block target at an odd row of a matrix whose rows are a multiple of four when the
+    // result's are: the block's elements are written one by one, the rest untouched.
+    matrix<T> framed = random_matrix<T>(s.rows + 4, s.cols);
+    const auto framed_before = host_evaluate<T>(framed);
+    block(framed, 3, 0, s.rows, s.cols) = a * T(2);
+    const auto framed_after = host_evaluate<T>(framed), doubled = host_evaluate<T>(a * T(2));
+    wrong = 0;
+    for (index_t j = 0; j < framed.cols(); ++j)
+      for (index_t i = 0; i < framed.rows(); ++i) {
+        const bool inside = i >= 3 && i < 3 + s.rows;
+        const T want = inside ? doubled(i - 3, j) : framed_before(i, j);
+        wrong += std::abs(static_cast<double>(framed_after(i, j) - want)) > tol * std::max(1.0, std::abs(double(want)));
+      }
+    EXPECT_EQ(wrong, 0u) << "the framed block assignment";
   }
 }
 
@@ -143,10 +192,45 @@ TYPED_TEST(KernelGeneratorElementwiseSplitTyped, OneTermReductionsAreSplitToo) {
 
 TEST(KernelGeneratorElementwiseSplit, KernelSourceShowsTheSplitItRuns) {
   const planned_as gpu(gpu_like(132));
-  const matrix<float> wide(300, 300), tall(70001, 1), small(4, 4);
+  const matrix<float> wide(301, 300), tall(70001, 1), small(4, 4), quads(300, 300), column(300, 1),
+      wider(300, 301), odd(301, 300);
   EXPECT_NE(kernel_source(wide + 1.0f).find("item_step"), std::string::npos);
   EXPECT_NE(kernel_source(tall + 1.0f).find("const int i3 = i + 3 * item_step"), std::string::npos);
   EXPECT_EQ(kernel_source(small + 1.0f).find("item_step"), std::string::npos);
+  // Vectors of four rows: one load per matrix, one store, the column vector's too.
+  const std::string vectors = kernel_source(elt_multiply(quads, colwise_broadcast(column)) + 1.0f);
+  EXPECT_EQ(vectors.find("item_step"), std::string::npos);
+  EXPECT_NE(vectors.find("*(global const float4*)("), std::string::npos) << vectors;
+  EXPECT_NE(vectors.find("*(global float4*)("), std::string::npos) << vectors;
+  // A matrix of 301 rows in the assignment: no vectors.
+  EXPECT_EQ(kernel_source(wider + transpose(odd)).find("float4"), std::string::npos);
+}
+
+// The row vector's accesses (kernel_context): aligned vector loads and stores of exactly the
+// vector's rows; a shifted row, a masked matrix or a type without vectors stays scalar; a store
+// of only some rows is written element by element.
+TEST(KernelGeneratorElementwiseSplit, RowVectorAccessesOnlyTheVectorsRows) {
+  codegen::kernel_builder b("probe");
+  kernel_context kc(b);
+  const matrix_parameter m{"m1", "m1_rows", "m1_view", false}, masked{"m2", "m2_rows", "m2_view", true};
+  kc.begin_row_vector("i", {"i", "i1", "i2", "i3"});
+  const std::string lane2 = kc.load_element(m, "float", "i2", "j");
+  EXPECT_EQ(kc.load_element(m, "float", "i", "j"), lane2.substr(0, lane2.size() - 1) + "0") << "one load per column";
+  EXPECT_EQ(kc.load_element(m, "float", "(i + 1)", "j"), element_of(m, "(i + 1)", "j"));
+  EXPECT_EQ(kc.load_element(masked, "float", "i", "j"), element_of(masked, "i", "j"));
+  EXPECT_EQ(kc.load_element(m, "half", "i", "j"), element_of(m, "i", "j"));
+  for (const char* row : {"i", "i1", "i2", "i3"}) kc.store_element(m, "double", row, "j", std::string("x_") + row);
+  kc.store_element(m, "double", "i1", "k", "y");  // one row of column k only
+  kc.end_row_vector();
+  const std::string source = b.source();
+  EXPECT_NE(source.find("float4 v"), std::string::npos) << source;
+  EXPECT_NE(source.find("*(global const float4*)(m1 + (i + (long)j * m1_rows))"), std::string::npos) << source;
+  EXPECT_NE(source.find("*(global double4*)(m1 + (i + (long)j * m1_rows)) = (double4)((double)x_i, (double)x_i1, "
+                        "(double)x_i2, (double)x_i3)"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("m1[i1 + (long)k * m1_rows] = (double)y"), std::string::npos) << source;
+  EXPECT_EQ(kc.load_element(m, "float", "i", "j"), element_of(m, "i", "j")) << "after the vector";
 }
 
 }  // namespace

@@ -42,8 +42,16 @@ TEST(KernelGeneratorGolden, SixOperations) {
 }
 
 TEST(KernelGeneratorGolden, ElementwiseSplitAlongColumns) {  // past the split threshold: 4 columns per item
+  const planned_as cpu(cpu_like(2));  // a GPU takes vectors of four rows at these rows
   const matrix<float> a(300, 300), b(300, 300), c(300, 300);
   expect_golden("elementwise_split_columns_float", kernel_source(elt_multiply(c, a + b)));
+}
+
+TEST(KernelGeneratorGolden, ElementwiseVectorsOfFourRowsOnAGpu) {  // every matrix's rows a multiple of 4
+  const planned_as gpu(gpu_like(132));
+  const matrix<float> a(300, 300), b(300, 300), column(300, 1), row(1, 300);
+  expect_golden("elementwise_vectors_float",
+                kernel_source(elt_multiply(a + b, colwise_broadcast(column)) - rowwise_broadcast(row)));
 }
 
 TEST(KernelGeneratorGolden, TransposeAndSelectOfATriangularMatrixInDouble) {
@@ -64,6 +72,15 @@ TEST(KernelGeneratorGolden, SoftmaxAlongRows) {
   const matrix<float> a(4, 64);       // rows long enough for the reduction skeleton
   const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
   expect_golden("softmax_float", kernel_source(elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)))));
+}
+
+TEST(KernelGeneratorGolden, SoftmaxAlongRowsInThreeKernelsOnAGpu) {
+  // Too few rows for the fused levels on 132 units: the online pass of (maximum, sum) pairs
+  // with its 8-term steps, its finishing pass, then the map in vectors of four rows.
+  const planned_as gpu(gpu_like(132));
+  const matrix<float> a(64, 4096);
+  const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+  expect_golden("softmax_online_float", kernel_source(elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)))));
 }
 
 TEST(KernelGeneratorGolden, SoftmaxAlongRowsAsOneKernelOnAGpu) {  // the fused levels, elements held

@@ -56,6 +56,7 @@ class matrix_recorder {
     matrices_.push_back(&m);
     masked_.push_back(m.view() != runtime::matrix_view::entire);
     contexts_.push_back(&m.ctx());
+    rows_.push_back(m.rows());
   }
   template <typename T>
   void scalar(const void*, const T&) {}
@@ -66,11 +67,15 @@ class matrix_recorder {
   std::vector<int> aliasing_pattern() const;
   const std::vector<const runtime::context*>& contexts() const noexcept { return contexts_; }
   bool empty() const noexcept { return matrices_.empty(); }
+  /// Whether every matrix's rows are a multiple of rows_per_vector, or one (a row vector is
+  /// never read at a vector's rows): the elementwise skeleton's column_vectors split.
+  bool rows_in_vectors(index_t rows_per_vector) const;
 
  private:
   std::vector<const void*> matrices_;
   std::vector<bool> masked_;
   std::vector<const runtime::context*> contexts_;
+  std::vector<index_t> rows_;
 };
 
 /// The values an expression's parameters take, in parameter order: matrices by identity (and

@@ -217,7 +217,12 @@ template <typename... Targets, typename... Expressions>
 std::string assignment_source(const std::tuple<Targets...>& targets, const std::tuple<Expressions...>& expressions,
                               const runtime::context& ctx) {
   const shape result = result_shape(std::get<0>(targets), std::get<0>(expressions));
-  const elementwise_split split = choose_elementwise_split(planning_device(ctx.device()), result.rows, result.cols);
+  // The matrices as they are now: a target not yet at the result's shape may give another split
+  // than the launch, which records them after preparing the targets.
+  matrix_recorder recorder;
+  code_of(targets, expressions).record_matrices(recorder);
+  const elementwise_split split = choose_elementwise_split(planning_device(ctx.device()), result.rows, result.cols,
+                                                           recorder.rows_in_vectors(vector_rows));
   if constexpr (!(std::remove_cvref_t<Expressions>::has_reductions || ...)) {
     return generate_kernel_source(targets, expressions, split);
   } else {
@@ -249,7 +254,7 @@ std::string assignment_source(const std::tuple<Targets...>& targets, const std::
     const reduction_site& first = *analysis.roots.front();
     const runtime::device_info& device = planning_device(ctx.device());
     const bool blocked = reduction_rows_blocked(device, first.rowwise, first.outputs);
-    const reduction_walk walk = pass_walk(device);
+    const reduction_walk walk = pass_walk(device, takes_whole_steps(analysis.roots));
     return source + "// the pass over the terms\n" +
            (blocked ? generate_blocked_rows_pass(code, analysis.roots)
                     : generate_reduction_source(code, analysis.roots, false, walk)) +

@@ -75,6 +75,20 @@ class kernel_context {
   /// at consecutive constant offsets and loads them as vectors (a run-time leading dimension of
   /// 1 it cannot see), and under `else` as it is (a one-row block of a taller matrix).
   void emit_for_one_row_and_any(const std::function<void()>& emit);
+  /// The elementwise skeleton's column_vectors split: rows[u] names row `base + u` of a work-item
+  /// whose rows.size() consecutive rows start at base, a multiple of rows.size() (the launch
+  /// guarantees it, and that every matrix's rows are a multiple too). Until end_row_vector,
+  /// load_element and store_element turn the accesses of a matrix at exactly these rows (not a
+  /// shifted block, not a masked view) into one aligned vector load per column and one vector
+  /// store once all its rows are given.
+  void begin_row_vector(std::string base, std::vector<std::string> rows);
+  void end_row_vector();
+  /// The expression that reads element (i, j) of matrix p of the given OpenCL type (element_of,
+  /// or a lane of a row vector's load).
+  std::string load_element(const matrix_parameter& p, std::string_view type, std::string_view i, std::string_view j);
+  /// Writes value (of any type; converted to type) to element (i, j) of matrix p.
+  void store_element(const matrix_parameter& p, std::string_view type, std::string_view i, std::string_view j,
+                     std::string_view value);
   const std::string& scalar_parameter_of(const void* node) const;
   const std::string& integer_parameter_of(const void* node, std::string_view role) const;
 
@@ -104,6 +118,20 @@ class kernel_context {
   std::map<const void*, std::string> scalars_;
   std::map<std::pair<const void*, std::string>, std::string, std::less<>> integers_;
   std::vector<known_value> values_;
+  /// The row vector (begin_row_vector), and its stores not yet written: per matrix buffer and
+  /// column, the value of each row (empty until given).
+  std::string vector_base_;
+  std::vector<std::string> vector_rows_;
+  struct pending_store {
+    std::string target;                 // the vector lvalue
+    std::string vector_type;
+    std::vector<std::string> lanes;     // each row's value, converted
+    std::vector<std::string> elements;  // each row's element, for scalar stores
+  };
+  std::map<std::pair<std::string, std::string>, pending_store> pending_stores_;
+  int vector_lane(const matrix_parameter& p, std::string_view type, std::string_view i) const;
+  std::string vector_lvalue(const matrix_parameter& p, std::string_view type, std::string_view j,
+                            bool written) const;
   std::vector<std::size_t> scope_starts_;
 };
 

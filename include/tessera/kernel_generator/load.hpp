@@ -40,7 +40,8 @@ class load_ : public operation<load_<MatrixRef>, value_type_t<MatrixRef>> {
 
   std::string emit(kernel_context& kc, const std::string& i, const std::string& j) const {
     const matrix_parameter& p = kc.matrix_parameter_of(&matrix_);
-    const std::string loaded = kc.builder().declare_fresh(codegen::opencl_type_name<T>(), element_of(p, i, j));
+    const std::string loaded =
+        kc.builder().declare_fresh(codegen::opencl_type_name<T>(), kc.load_element(p, codegen::opencl_type_name<T>(), i, j));
     if (!p.masked) return loaded;
     return kc.builder().declare_fresh(codegen::opencl_type_name<T>(), masked_by_view(p, i, j, loaded));
   }
@@ -91,8 +92,7 @@ class load_ : public operation<load_<MatrixRef>, value_type_t<MatrixRef>> {
   /// The store step's write of value to element (i, j).
   void generate_store(kernel_context& kc, const std::string& i, const std::string& j,
                       const std::string& value) const {
-    const matrix_parameter& p = kc.matrix_parameter_of(&matrix_);
-    kc.builder().assign(element_of(p, i, j), cast_to(codegen::opencl_type_name<T>(), value));
+    kc.store_element(kc.matrix_parameter_of(&matrix_), codegen::opencl_type_name<T>(), i, j, value);
   }
   matrix_type& target_matrix() const
     requires assignable

@@ -82,6 +82,10 @@ struct reduction_analysis {
 /// passes, 0.05-0.07x with the online one (a first version, one exp and a swap per term).
 bool online_rule_pays(const runtime::device_info& device);
 
+/// Whether a root of the pass takes whole steps (reduction_site::accumulate_step): the walk
+/// (pass_walk) then takes longer steps.
+bool takes_whole_steps(const std::vector<const reduction_site*>& roots);
+
 /// The root that computes the sum `sum` (a site with online_max) and the maximum `max` it
 /// subtracts in one pass: its accumulator is a (maximum, sum of exp(x - maximum), compensation)
 /// pair over E's terms, rescaled whenever the maximum grows (the online softmax of Milakov and
