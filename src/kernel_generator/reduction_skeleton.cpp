@@ -59,11 +59,18 @@ reduction_names declare_indices(codegen::kernel_builder& b, bool rowwise, bool f
           "l1 * L0 + l0"};
 }
 
+/// The name of accumulator acc's Kahan compensation: acc_c, or for an element of an array of
+/// accumulators (`acc1[u]`) the element of the compensations' array (`acc1_c[u]`).
+std::string compensation_of(const std::string& acc) {
+  const auto bracket = acc.find('[');
+  return bracket == std::string::npos ? acc + "_c" : acc.substr(0, bracket) + "_c" + acc.substr(bracket);
+}
+
 /// acc (with compensation acc_c when compensated) += value, or acc = combine(acc, value).
 /// The compensation lives in acc_c (by default acc + "_c").
 void emit_accumulate(codegen::kernel_builder& b, const reduction_site& site, const std::string& acc,
                             const std::string& value, std::string acc_c = {}) {
-  if (acc_c.empty()) acc_c = acc + "_c";
+  if (acc_c.empty()) acc_c = compensation_of(acc);
   if (site.compensated) {
     // Kahan: acc_c carries the low-order bits the previous addition lost.
     const std::string y = b.declare_fresh(site.type, value + " - " + acc_c, "y");
@@ -159,7 +166,9 @@ std::vector<std::string> declare_accumulators(codegen::kernel_builder& b, const 
 /// each step: combine may name its operands twice).
 std::string combine_accumulators(codegen::kernel_builder& b, const reduction_site& site,
                                  const std::vector<std::string>& acc) {
-  const auto value = [&](std::size_t u) { return site.compensated ? "(" + acc[u] + " - " + acc[u] + "_c)" : acc[u]; };
+  const auto value = [&](std::size_t u) {
+    return site.compensated ? "(" + acc[u] + " - " + compensation_of(acc[u]) + ")" : acc[u];
+  };
   std::string combined = value(0);
   for (std::size_t u = 1; u < acc.size(); ++u) combined = b.declare_fresh(site.type, site.combine(combined, value(u)), "r");
   return combined;
@@ -459,8 +468,30 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
   // acc[r][u]: root r's accumulator u.
   std::vector<std::vector<std::string>> acc;
   const int chains = walk.accumulators;
-  for (const reduction_site* root : roots)
-    acc.push_back(declare_accumulators(b, *root, root->accumulate_step ? 1 : chains));
+  // A CPU's walk (consecutive terms) keeps its accumulators in arrays and steps them in a loop
+  // over u: LLVM's loop vectorizer turns that loop into vector loads and vector Kahan steps,
+  // where the same steps written out one by one are left to the SLP vectorizer, which vectorized
+  // them only in part in PoCL's build (4-float vectors and scalars against 8-float vectors).
+  // The arithmetic of each accumulator is the same either way.
+  const bool arrays = walk.consecutive;
+  std::vector<std::string> array_names;
+  for (const reduction_site* root : roots) {
+    if (!arrays || root->accumulate_step) {
+      acc.push_back(declare_accumulators(b, *root, root->accumulate_step ? 1 : chains));
+      array_names.emplace_back();
+      continue;
+    }
+    const std::string name = b.fresh_name("acc");
+    b.statement(root->type + " " + name + "[" + std::to_string(chains) + "]");
+    if (root->compensated) b.statement(root->type + " " + compensation_of(name) + "[" + std::to_string(chains) + "]");
+    kc.open_scope("for (int u = 0; u < " + std::to_string(chains) + "; ++u)");
+    b.assign(name + "[u]", root->initial);
+    if (root->compensated) b.assign(compensation_of(name) + "[u]", "0");
+    kc.close_scope();
+    acc.emplace_back();
+    for (int u = 0; u < chains; ++u) acc.back().push_back(name + "[" + std::to_string(u) + "]");
+    array_names.push_back(name);
+  }
   const auto term_at = [&](const reduction_site& site, const std::string& k) {
     return rowwise ? site.term(kc, "i", k) : site.term(kc, k, "j");
   };
@@ -469,6 +500,24 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
   const auto emit_walk = [&] {
     b.declare("int", "k", "k_begin");
     kc.open_scope("for (; k < k_end - " + steps(chains - 1) + "; k += " + steps(chains) + ")");
+    if (arrays) {
+      kc.open_scope("for (int u = 0; u < " + std::to_string(chains) + "; ++u)");
+      const std::string ku = b.declare_fresh("int", "k + u", "k");
+      std::vector<std::string> terms;
+      for (const reduction_site* root : roots) terms.push_back(term_at(*root, ku));
+      for (std::size_t r = 0; r < roots.size(); ++r) {
+        if (array_names[r].empty())
+          emit_step(b, *roots[r], acc[r], {terms[r]});
+        else
+          emit_accumulate(b, *roots[r], array_names[r] + "[u]", terms[r]);
+      }
+      kc.close_scope();
+      kc.close_scope();
+      kc.open_scope("for (; k < k_end; ++k)");
+      for (std::size_t r = 0; r < roots.size(); ++r) emit_step(b, *roots[r], acc[r], {term_at(*roots[r], "k")});
+      kc.close_scope();
+      return;
+    }
     std::vector<std::string> ks{"k"};
     for (int u = 1; u < chains; ++u) ks.push_back(b.declare_fresh("int", "k + " + steps(u), "k"));
     // Every load first, then the accumulations: the loads do not wait for each other.

@@ -63,8 +63,9 @@ struct reduction_walk {
   /// independent accumulators (the loads and additions of one do not wait for the others'), a
   /// root that takes whole steps (reduction_site::accumulate_step: the online rule) one.
   int accumulators = 4;
-  /// Whether a lane's terms are consecutive (lane_step 1): the kernel then reads them at constant
-  /// offsets, which a CPU's compiler turns into vector loads and arithmetic across accumulators.
+  /// Whether a lane's terms are consecutive (lane_step 1): the kernel then reads them at k + u in
+  /// a loop over the accumulators (arrays), which a CPU's compiler turns into vector loads and
+  /// arithmetic across accumulators.
   bool consecutive = false;
 };
 /// A GPU hides the latency of additions with other work-items: 4 accumulators keep the registers
