@@ -71,9 +71,10 @@ struct reduction_walk {
 /// A GPU hides the latency of additions with other work-items: 4 accumulators keep the registers
 /// few, and its lanes interleave (lane_step). A CPU runs one work-item per core at a time, its
 /// lanes take consecutive terms (plan_reduction), and a compensated sum's chain of four dependent
-/// additions per term bounds it by the adder's latency: 16 chains at constant offsets, two 8-float
-/// vectors (PoCL, 2 cores, Kahan column sums of 2^24 floats: 0.50-0.61x the copy with 4 chains
-/// a lane_step apart, 0.68-0.70 with 16, 0.89-1.16 with 16 at constant offsets).
+/// additions per term bounds it by the adder's latency: 16 chains, two 8-float vectors (PoCL, 2
+/// cores, Kahan column sums of 2^24 floats: 0.50-0.61x the copy with 4 chains a lane_step apart,
+/// 0.68-0.70 with 16, 0.89-1.16 with 16 at constant offsets; written out one by one they were
+/// vectorized only in part on a later machine, and are now arrays stepped in a loop).
 /// whole_steps: a root takes whole steps; a GPU's are then 8 terms, whose exponentials and
 /// compensated additions overlap more loads (H200, log-sum-exp by rows: 8192 x 8192 0.76 ->
 /// 0.81x the copy, 65536 x 1024 0.80 -> 0.88; row sums with 8 accumulators fall, 0.87 -> 0.81).
