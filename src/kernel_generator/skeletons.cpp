@@ -121,7 +121,7 @@ elementwise_split choose_elementwise_split(const runtime::device_info& device, i
   const auto r = static_cast<std::size_t>(std::max<index_t>(rows, 0));
   const auto c = static_cast<std::size_t>(std::max<index_t>(cols, 0));
   if (r * c < least_split_elements) return elementwise_split::none;
-  if (device.type != runtime::device_type::cpu && rows_in_vectors && r % vector_rows == 0)
+  if (rows_in_vectors && r % vector_rows == 0)
     return elementwise_split::column_vectors;
   if (device.type == runtime::device_type::cpu && r == 1) return elementwise_split::row_vector;
   if (c >= static_cast<std::size_t>(elementwise_items)) return elementwise_split::columns;

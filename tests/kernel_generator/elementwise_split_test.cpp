@@ -34,7 +34,9 @@ TEST(KernelGeneratorElementwiseSplit, SplitFollowsTheShapeAndTheDevice) {
   EXPECT_EQ(choose_elementwise_split(gpu, 8190, 8192, true), elementwise_split::columns);  // not the result's
   EXPECT_EQ(choose_elementwise_split(gpu, 1, 1 << 26, true), elementwise_split::columns);
   EXPECT_EQ(choose_elementwise_split(gpu, 100, 100, true), elementwise_split::none);
-  EXPECT_EQ(choose_elementwise_split(cpu, 4096, 4096, true), elementwise_split::columns);
+  EXPECT_EQ(choose_elementwise_split(cpu, 4096, 4096, true), elementwise_split::column_vectors);
+  EXPECT_EQ(choose_elementwise_split(cpu, 1 << 24, 1, true), elementwise_split::column_vectors);
+  EXPECT_EQ(choose_elementwise_split(cpu, 1, 1 << 24, true), elementwise_split::row_vector);
 }
 
 TEST(KernelGeneratorElementwiseSplit, RowsInVectorsAsksEveryMatrix) {

@@ -42,8 +42,8 @@ TEST(KernelGeneratorGolden, SixOperations) {
 }
 
 TEST(KernelGeneratorGolden, ElementwiseSplitAlongColumns) {  // past the split threshold: 4 columns per item
-  const planned_as cpu(cpu_like(2));  // a GPU takes vectors of four rows at these rows
-  const matrix<float> a(300, 300), b(300, 300), c(300, 300);
+  const planned_as cpu(cpu_like(2));  // (rows a multiple of 4 would take vectors of four rows)
+  const matrix<float> a(301, 300), b(301, 300), c(301, 300);
   expect_golden("elementwise_split_columns_float", kernel_source(elt_multiply(c, a + b)));
 }
 

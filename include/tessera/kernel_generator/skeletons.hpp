@@ -105,12 +105,13 @@ typed_assignment_code<Targets, Expressions> code_of(const Targets& targets, cons
 /// columns with its work-items along the first dimension (the one PoCL vectorizes) and its
 /// loads written as consecutive where every matrix is one row (PoCL, 2 cores, one-term column
 /// sums of 1 x 2^24 floats: 0.49-0.62x the copy along the second dimension).
-/// column_vectors: a GPU's work-item takes vector_rows consecutive rows of one column, each
-/// matrix read or written at exactly those rows as one vector access (kernel_context's row
-/// vector); chosen only where every matrix's rows are a multiple of vector_rows, so that the
-/// accesses are aligned (H200, exp(a - m) / s on 8192 x 8192 floats, hand-written: four
-/// scalars a launch's width apart 0.95x the copy, one float4 1.00x; four scalar loads of
-/// consecutive rows 0.40x, benchmark/kernel_generator/vector_probe).
+/// column_vectors: a work-item takes vector_rows consecutive rows of one column, each matrix
+/// read or written at exactly those rows as one vector access (kernel_context's row vector);
+/// chosen only where every matrix's rows are a multiple of vector_rows, so that the accesses
+/// are aligned (H200, exp(a - m) / s on 8192 x 8192 floats, hand-written: four scalars a
+/// launch's width apart 0.95x the copy, one float4 1.00x; four scalar loads of consecutive rows
+/// 0.40x, benchmark/kernel_generator/vector_probe. PoCL, 2 cores, 2^24 floats: c * (a + b)
+/// 0.72-0.77x -> 1.08-1.20x the copy, a 2^24 x 1 one-term map 0.64-0.83x -> 1.03-1.12x).
 enum class elementwise_split { none, columns, rows, row_vector, column_vectors };
 inline constexpr int elementwise_items = 4;
 inline constexpr int vector_rows = 4;
@@ -172,9 +173,9 @@ struct elementwise_launch {
   int item_step = 0;
 };
 
-/// The split for a rows x cols result on device: a GPU's column_vectors where rows_in_vectors
-/// (every matrix of the assignment has a multiple of vector_rows rows, or one:
-/// matrix_recorder::rows_in_vectors); a CPU's row vectors as row_vector, by columns when there
+/// The split for a rows x cols result on device: column_vectors where rows_in_vectors (every
+/// matrix of the assignment has a multiple of vector_rows rows, or one:
+/// matrix_recorder::rows_in_vectors); else a CPU's row vectors as row_vector, by columns when there
 /// are a few, by rows for a GPU's column vectors; none for tiny results and a CPU's column
 /// vectors (clamped row indices would keep PoCL from vectorizing its loads).
 elementwise_split choose_elementwise_split(const runtime::device_info& device, index_t rows, index_t cols,
