@@ -36,7 +36,7 @@ void plan_launches_as(const runtime::device_info* device) { planned_as = device;
 
 // The smallest and largest block of rows of a CPU's work-item (blocked_rows_per_item).
 constexpr std::size_t least_blocked_rows = 16;
-constexpr std::size_t most_blocked_rows = 1024;
+constexpr std::size_t most_blocked_rows = 4096;
 
 std::size_t blocked_rows_per_item(index_t outputs) {
   return std::clamp<std::size_t>(std::bit_floor(static_cast<std::size_t>(std::max<index_t>(outputs, 1))),
@@ -99,8 +99,10 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
   // Parts: when the result groups cannot fill the device, split each result's terms, keeping
   // enough terms per lane that the finishing pass stays small.
   const std::size_t target = target_groups(device, gpu);
-  // (A CPU's blocks of rows: a part of 1024 columns or more of a whole block is a long walk.)
-  const std::size_t least_terms = gpu ? lanes * 16 : block > 1 ? 1024 : 4096;
+  // (A CPU's blocks of rows: a part of 2^20 elements or more, 1024 columns of a 1024-row block,
+  // 256 of a 4096-row one, is a long walk.)
+  const std::size_t least_terms =
+      gpu ? lanes * 16 : block > 1 ? std::max<std::size_t>((std::size_t{1} << 20) / block, 16) : 4096;
   // Rounded down: a second, mostly empty wave of groups would take as long as the first.
   std::size_t parts = 1;
   if (2 * result_groups <= target && n_terms > least_terms)

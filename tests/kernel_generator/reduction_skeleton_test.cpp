@@ -602,7 +602,7 @@ TEST(ReductionPlan, ACpuTakesBlocksOfRowsAndKeepsItsCoresBusy) {
   for (const index_t rows : {64, 67, 4096, 65536, 1 << 24}) {
     const reduction_plan p = plan_reduction(cpu, true, rows, 4096, 256);
     EXPECT_EQ(p.results_per_item, blocked_rows_per_item(rows));
-    EXPECT_EQ(p.results_per_item, std::min<std::size_t>(std::bit_floor(static_cast<std::size_t>(rows)), 1024));
+    EXPECT_EQ(p.results_per_item, std::min<std::size_t>(std::bit_floor(static_cast<std::size_t>(rows)), 4096));
     EXPECT_GE(static_cast<index_t>(p.groups0 * p.results_per_group(true)), rows);
     if (rows >= 4096) {
       EXPECT_GE(p.groups0 * p.groups1, 8u) << rows << ": four groups per core";

@@ -48,11 +48,12 @@ struct reduction_plan {
 /// On a CPU, a rowwise reduction of many rows gives each work-item a block of consecutive rows:
 /// it walks the columns once, reading a contiguous run of the rows per column, which the CPU
 /// vectorizes (a work-item of its own per row would read with the matrix's stride). The block is
-/// as many rows as there are, up to 1024: long runs keep the prefetcher and the TLB on one
+/// as many rows as there are, up to 4096: long runs keep the prefetcher and the TLB on one
 /// stretch of memory (PoCL, 2 cores, 2^24 floats, hand-written Kahan row sums: 16 rows per item
 /// 0.24-0.40x the copy, 1024 0.65-1.19, the whole 4096-row column 1.13-1.17, with the columns
-/// split into parts for the cores; benchmark/kernel_generator/row_block_probe); more would make
-/// the accumulator arrays large.
+/// split into parts for the cores; benchmark/kernel_generator/row_block_probe; the generator's at
+/// 4096 x 4096, alternate runs: 0.53-0.61 with 1024, 0.81-0.87 with 4096); more would make the
+/// accumulator arrays large (4096 rows: 32 KiB of floats per root with its compensations).
 std::size_t blocked_rows_per_item(index_t outputs);
 /// Whether a reduction's pass takes blocks of rows per work-item (a kernel of its own).
 bool reduction_rows_blocked(const runtime::device_info& device, bool rowwise, index_t outputs);
