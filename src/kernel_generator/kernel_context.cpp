@@ -70,7 +70,7 @@ void kernel_context::emit_for_one_row_and_any(const std::function<void()>& emit)
 }
 
 namespace {
-// The element types that have OpenCL vector types of vector_rows lanes.
+// The element types that have OpenCL vector types (codegen::opencl_type_name's, but bool).
 bool has_vectors(std::string_view type) {
   for (const std::string_view t : {"float", "double", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"})
     if (type == t) return true;
@@ -100,11 +100,15 @@ int kernel_context::vector_lane(const matrix_parameter& p, std::string_view type
   return at == vector_rows_.end() ? -1 : static_cast<int>(at - vector_rows_.begin());
 }
 
+std::string kernel_context::vector_type(std::string_view type) const {
+  return fmt::format("{}{}", type, vector_rows_.size());
+}
+
 std::string kernel_context::vector_lvalue(const matrix_parameter& p, std::string_view type, std::string_view j,
                                           bool written) const {
   // Aligned: the base row and the matrix's rows are multiples of the lanes, and a buffer
   // starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least the largest vector type's size.
-  return fmt::format("*(global {}{}{}*)({} + ({}))", written ? "" : "const ", type, vector_rows_.size(), p.buffer,
+  return fmt::format("*(global {}{}*)({} + ({}))", written ? "" : "const ", vector_type(type), p.buffer,
                      element_index(vector_base_, j, p.rows));
 }
 
@@ -118,8 +122,7 @@ std::string kernel_context::load_element(const matrix_parameter& p, std::string_
   const std::string* loaded = find(&p, key, j);
   if (loaded == nullptr) {
     remember(&p, key, j,
-             builder_.declare_fresh(fmt::format("{}{}", type, vector_rows_.size()), vector_lvalue(p, type, j, false),
-                                    "v"));
+             builder_.declare_fresh(vector_type(type), vector_lvalue(p, type, j, false), "v"));
     loaded = find(&p, key, j);
   }
   return fmt::format("{}.s{:x}", *loaded, lane);
@@ -135,7 +138,6 @@ void kernel_context::store_element(const matrix_parameter& p, std::string_view t
   pending_store& store = pending_stores_[{p.buffer, std::string(j)}];
   if (store.lanes.empty()) {
     store.target = vector_lvalue(p, type, j, true);
-    store.vector_type = fmt::format("{}{}", type, vector_rows_.size());
     store.lanes.resize(vector_rows_.size());
     for (const std::string& row : vector_rows_) store.elements.push_back(element_of(p, row, j));
   }
@@ -143,7 +145,7 @@ void kernel_context::store_element(const matrix_parameter& p, std::string_view t
   if (std::any_of(store.lanes.begin(), store.lanes.end(), [](const std::string& v) { return v.empty(); })) return;
   std::string lanes;
   for (const std::string& v : store.lanes) lanes += (lanes.empty() ? "" : ", ") + v;
-  builder_.assign(store.target, fmt::format("({})({})", store.vector_type, lanes));
+  builder_.assign(store.target, fmt::format("({})({})", vector_type(type), lanes));
   pending_stores_.erase({p.buffer, std::string(j)});
 }
 

@@ -66,11 +66,11 @@ std::string compensation_of(const std::string& acc) {
   return bracket == std::string::npos ? acc + "_c" : acc.substr(0, bracket) + "_c" + acc.substr(bracket);
 }
 
-/// acc (with compensation acc_c when compensated) += value, or acc = combine(acc, value).
-/// The compensation lives in acc_c (by default acc + "_c").
+/// acc (with its compensation, compensation_of(acc), when compensated) += value, or
+/// acc = combine(acc, value).
 void emit_accumulate(codegen::kernel_builder& b, const reduction_site& site, const std::string& acc,
-                            const std::string& value, std::string acc_c = {}) {
-  if (acc_c.empty()) acc_c = compensation_of(acc);
+                            const std::string& value) {
+  const std::string acc_c = compensation_of(acc);
   if (site.compensated) {
     // Kahan: acc_c carries the low-order bits the previous addition lost.
     const std::string y = b.declare_fresh(site.type, value + " - " + acc_c, "y");
@@ -83,15 +83,14 @@ void emit_accumulate(codegen::kernel_builder& b, const reduction_site& site, con
 }
 
 /// A step of a reduction pass: terms[u] added to acc[u] (emit_accumulate), or the whole step to
-/// acc[0] where the site takes steps (accumulate_step). acc_c: the compensations' names, as
-/// emit_accumulate's.
+/// acc[0] where the site takes steps (accumulate_step).
 void emit_step(codegen::kernel_builder& b, const reduction_site& site, const std::vector<std::string>& acc,
-               const std::vector<std::string>& terms, const std::string& acc_c = {}) {
+               const std::vector<std::string>& terms) {
   if (site.accumulate_step) {
     site.accumulate_step(b, acc[0], terms);
     return;
   }
-  for (std::size_t u = 0; u < terms.size(); ++u) emit_accumulate(b, site, acc[u], terms[u], acc_c);
+  for (std::size_t u = 0; u < terms.size(); ++u) emit_accumulate(b, site, acc[u], terms[u]);
 }
 
 /// Generates the rest of every expression on the roots' finished values (red[r]) at (i, j)
@@ -160,6 +159,21 @@ std::vector<std::string> declare_accumulators(codegen::kernel_builder& b, const 
     if (site.compensated) b.declare(site.type, acc.back() + "_c", "0");
   }
   return acc;
+}
+
+/// An array of `count` accumulators of site (and, compensated, the array of their compensations,
+/// compensation_of's name), each set to the identity by a loop over `index`: the array's name.
+std::string declare_accumulator_array(kernel_context& kc, const reduction_site& site, const std::string& count,
+                                      const std::string& index) {
+  auto& b = kc.builder();
+  const std::string name = b.fresh_name("acc");
+  b.statement(site.type + " " + name + "[" + count + "]");
+  if (site.compensated) b.statement(site.type + " " + compensation_of(name) + "[" + count + "]");
+  kc.open_scope("for (int " + index + " = 0; " + index + " < " + count + "; ++" + index + ")");
+  b.assign(name + "[" + index + "]", site.initial);
+  if (site.compensated) b.assign(compensation_of(name) + "[" + index + "]", "0");
+  kc.close_scope();
+  return name;
 }
 
 /// The lane's accumulators combined in a fixed order: the variable holding the result (a variable
@@ -379,17 +393,8 @@ std::string generate_blocked_rows_pass(const assignment_code& code, const std::v
   b.declare("const int", "part", "get_group_id(1)");
   b.declare("const int", "k_begin", "part * part_length");
   b.declare("const int", "k_end", "(int)min((long)" + length + ", (long)k_begin + part_length)");
-  std::vector<std::string> acc, acc_c;
-  for (std::size_t r = 0; r < roots.size(); ++r) {
-    acc.push_back(b.fresh_name("acc"));
-    acc_c.push_back(acc.back() + "_c");
-    b.statement(roots[r]->type + " " + acc.back() + "[" + block + "]");
-    if (roots[r]->compensated) b.statement(roots[r]->type + " " + acc_c.back() + "[" + block + "]");
-    kc.open_scope("for (int r = 0; r < " + block + "; ++r)");
-    b.assign(acc.back() + "[r]", roots[r]->initial);
-    if (roots[r]->compensated) b.assign(acc_c.back() + "[r]", "0");
-    kc.close_scope();
-  }
+  std::vector<std::string> acc;  // root r's accumulator of row r: acc[r] + "[r]"
+  for (const reduction_site* root : roots) acc.push_back(declare_accumulator_array(kc, *root, block, "r"));
   // The walk over the columns, twice: whole blocks read their rows as they are (a contiguous
   // run the compiler vectorizes), the last one clamped.
   const auto walk = [&](const std::string& row) {
@@ -397,7 +402,7 @@ std::string generate_blocked_rows_pass(const assignment_code& code, const std::v
     kc.open_scope("for (int r = 0; r < " + block + "; ++r)");
     b.declare("const int", "ir", row);
     for (std::size_t r = 0; r < roots.size(); ++r)
-      emit_step(b, *roots[r], {acc[r] + "[r]"}, {roots[r]->term(kc, "ir", "k")}, acc_c[r] + "[r]");
+      emit_step(b, *roots[r], {acc[r] + "[r]"}, {roots[r]->term(kc, "ir", "k")});
     kc.close_scope();
     kc.close_scope();
   };
@@ -412,9 +417,10 @@ std::string generate_blocked_rows_pass(const assignment_code& code, const std::v
   b.declare("const int", "i", "i0 + r");
   kc.open_scope("if (i < rows)");
   std::vector<std::string> red(roots.size());
-  for (std::size_t r = 0; r < roots.size(); ++r)
-    red[r] = b.declare_fresh(roots[r]->type,
-                             roots[r]->compensated ? "(" + acc[r] + "[r] - " + acc_c[r] + "[r])" : acc[r] + "[r]", "r");
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    const std::string a = acc[r] + "[r]";
+    red[r] = b.declare_fresh(roots[r]->type, roots[r]->compensated ? "(" + a + " - " + compensation_of(a) + ")" : a, "r");
+  }
   kc.open_scope("if (parts == 1)");
   emit_finished_results(kc, code, roots, red);
   kc.close_scope();
@@ -473,24 +479,17 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
   // where the same steps written out one by one are left to the SLP vectorizer, which vectorized
   // them only in part in PoCL's build (4-float vectors and scalars against 8-float vectors).
   // The arithmetic of each accumulator is the same either way.
-  const bool arrays = walk.consecutive;
-  std::vector<std::string> array_names;
+  // (The online rule's whole steps are a GPU's: online_rule_pays.)
+  const bool arrays = walk.consecutive && !takes_whole_steps(roots);
+  std::vector<std::string> arrays_of;  // root r's array, when arrays
   for (const reduction_site* root : roots) {
-    if (!arrays || root->accumulate_step) {
+    if (!arrays) {
       acc.push_back(declare_accumulators(b, *root, root->accumulate_step ? 1 : chains));
-      array_names.emplace_back();
       continue;
     }
-    const std::string name = b.fresh_name("acc");
-    b.statement(root->type + " " + name + "[" + std::to_string(chains) + "]");
-    if (root->compensated) b.statement(root->type + " " + compensation_of(name) + "[" + std::to_string(chains) + "]");
-    kc.open_scope("for (int u = 0; u < " + std::to_string(chains) + "; ++u)");
-    b.assign(name + "[u]", root->initial);
-    if (root->compensated) b.assign(compensation_of(name) + "[u]", "0");
-    kc.close_scope();
+    arrays_of.push_back(declare_accumulator_array(kc, *root, std::to_string(chains), "u"));
     acc.emplace_back();
-    for (int u = 0; u < chains; ++u) acc.back().push_back(name + "[" + std::to_string(u) + "]");
-    array_names.push_back(name);
+    for (int u = 0; u < chains; ++u) acc.back().push_back(arrays_of.back() + "[" + std::to_string(u) + "]");
   }
   const auto term_at = [&](const reduction_site& site, const std::string& k) {
     return rowwise ? site.term(kc, "i", k) : site.term(kc, k, "j");
@@ -505,26 +504,17 @@ std::string generate_reduction_source(const assignment_code& code, const std::ve
       const std::string ku = b.declare_fresh("int", "k + u", "k");
       std::vector<std::string> terms;
       for (const reduction_site* root : roots) terms.push_back(term_at(*root, ku));
-      for (std::size_t r = 0; r < roots.size(); ++r) {
-        if (array_names[r].empty())
-          emit_step(b, *roots[r], acc[r], {terms[r]});
-        else
-          emit_accumulate(b, *roots[r], array_names[r] + "[u]", terms[r]);
-      }
+      for (std::size_t r = 0; r < roots.size(); ++r) emit_accumulate(b, *roots[r], arrays_of[r] + "[u]", terms[r]);
       kc.close_scope();
-      kc.close_scope();
-      kc.open_scope("for (; k < k_end; ++k)");
-      for (std::size_t r = 0; r < roots.size(); ++r) emit_step(b, *roots[r], acc[r], {term_at(*roots[r], "k")});
-      kc.close_scope();
-      return;
+    } else {
+      std::vector<std::string> ks{"k"};
+      for (int u = 1; u < chains; ++u) ks.push_back(b.declare_fresh("int", "k + " + steps(u), "k"));
+      // Every load first, then the accumulations: the loads do not wait for each other.
+      std::vector<std::vector<std::string>> terms(roots.size());
+      for (std::size_t r = 0; r < roots.size(); ++r)
+        for (int u = 0; u < chains; ++u) terms[r].push_back(term_at(*roots[r], ks[static_cast<std::size_t>(u)]));
+      for (std::size_t r = 0; r < roots.size(); ++r) emit_step(b, *roots[r], acc[r], terms[r]);
     }
-    std::vector<std::string> ks{"k"};
-    for (int u = 1; u < chains; ++u) ks.push_back(b.declare_fresh("int", "k + " + steps(u), "k"));
-    // Every load first, then the accumulations: the loads do not wait for each other.
-    std::vector<std::vector<std::string>> terms(roots.size());
-    for (std::size_t r = 0; r < roots.size(); ++r)
-      for (int u = 0; u < chains; ++u) terms[r].push_back(term_at(*roots[r], ks[static_cast<std::size_t>(u)]));
-    for (std::size_t r = 0; r < roots.size(); ++r) emit_step(b, *roots[r], acc[r], terms[r]);
     kc.close_scope();
     kc.open_scope(walk.consecutive ? "for (; k < k_end; ++k)" : "for (; k < k_end; k += lane_step)");
     for (std::size_t r = 0; r < roots.size(); ++r) emit_step(b, *roots[r], acc[r], {term_at(*roots[r], "k")});

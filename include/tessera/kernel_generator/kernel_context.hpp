@@ -124,12 +124,12 @@ class kernel_context {
   std::vector<std::string> vector_rows_;
   struct pending_store {
     std::string target;                 // the vector lvalue
-    std::string vector_type;
     std::vector<std::string> lanes;     // each row's value, converted
     std::vector<std::string> elements;  // each row's element, for scalar stores
   };
   std::map<std::pair<std::string, std::string>, pending_store> pending_stores_;
   int vector_lane(const matrix_parameter& p, std::string_view type, std::string_view i) const;
+  std::string vector_type(std::string_view type) const;  // type with the vector's lanes: float4
   std::string vector_lvalue(const matrix_parameter& p, std::string_view type, std::string_view j,
                             bool written) const;
   std::vector<std::size_t> scope_starts_;
