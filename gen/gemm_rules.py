@@ -22,7 +22,7 @@ CONFIG_HEADER = REPO_ROOT / "include" / "tessera" / "blas" / "gemm_config.hpp"
 
 _LINE = re.compile(r"^TESSERA_GEMM_(INPUT|DERIVED|RULE)\((\w+),\s*(.*)\)\s*$")
 _RULE_TAIL = re.compile(r'^(.*),\s*"([^"\\]*)"$')
-_LIMITS = re.compile(r"compile_time_limits\{\s*(\d+)\s*,\s*(\d+)\s*\}")
+_LIMITS = re.compile(r"compile_time_limits\{\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\}")
 
 
 class RuleFileError(Exception):
@@ -129,5 +129,7 @@ def compile_time_limits(header: Path = CONFIG_HEADER) -> dict[str, int]:
     """The device limits the C++ static_asserts use (gemm_config.hpp's compile_time_limits)."""
     match = _LIMITS.search(header.read_text())
     if not match:
-        raise RuleFileError(f"{header}: compile_time_limits{{local, work-group}} not found")
-    return {"max_local_memory_bytes": int(match.group(1)), "max_work_group_size": int(match.group(2))}
+        raise RuleFileError(
+            f"{header}: compile_time_limits{{local, work-group, tensor cores, mma local}} not found")
+    return {"max_local_memory_bytes": int(match.group(1)), "max_work_group_size": int(match.group(2)),
+            "tensor_cores": int(match.group(3)), "mma_max_local_memory_bytes": int(match.group(4))}

@@ -23,8 +23,8 @@ void check(cublasStatus_t e, const char* what) {
 template <typename T>
 class cublas_implementation final : public gemm_implementation<T> {
  public:
-  cublas_implementation(const gemm_shape& shape, const std::vector<T>& a, const std::vector<T>& b)
-      : gemm_implementation<T>("cuBLAS (no TF32)", processor::cuda_device), shape_(shape),
+  cublas_implementation(const gemm_shape& shape, const std::vector<T>& a, const std::vector<T>& b, bool tf32)
+      : gemm_implementation<T>(tf32 ? "cuBLAS (TF32)" : "cuBLAS (no TF32)", processor::cuda_device), shape_(shape),
         c_elements_(std::size_t(shape.stride_c() * shape.batch)) {
     try {
       check(cudaMalloc(&a_, a.size() * sizeof(T)), "cudaMalloc");
@@ -33,7 +33,7 @@ class cublas_implementation final : public gemm_implementation<T> {
       check(cudaMemcpy(a_, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
       check(cudaMemcpy(b_, b.data(), b.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
       check(cublasCreate(&handle_), "cublasCreate");
-      check(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");  // no TF32
+      check(cublasSetMathMode(handle_, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
     } catch (...) {
       release();
       throw;
@@ -88,23 +88,26 @@ bool cublas_available() {
 
 template <typename T>
 std::unique_ptr<gemm_implementation<T>> cublas_gemm(const gemm_shape& shape, const std::vector<T>& host_a,
-                                                    const std::vector<T>& host_b) {
+                                                    const std::vector<T>& host_b, blas::math_mode math) {
   if (!cublas_available()) return nullptr;
-  return std::make_unique<cublas_implementation<T>>(shape, host_a, host_b);
+  return std::make_unique<cublas_implementation<T>>(shape, host_a, host_b,
+                                                    std::is_same_v<T, float> && math == blas::math_mode::tf32);
 }
 #else
 bool cublas_available() { return false; }
 
 template <typename T>
-std::unique_ptr<gemm_implementation<T>> cublas_gemm(const gemm_shape&, const std::vector<T>&, const std::vector<T>&) {
+std::unique_ptr<gemm_implementation<T>> cublas_gemm(const gemm_shape&, const std::vector<T>&, const std::vector<T>&,
+                                                    blas::math_mode) {
   return nullptr;
 }
 #endif
 
 template std::unique_ptr<gemm_implementation<float>> cublas_gemm<float>(const gemm_shape&, const std::vector<float>&,
-                                                                        const std::vector<float>&);
+                                                                        const std::vector<float>&, blas::math_mode);
 template std::unique_ptr<gemm_implementation<double>> cublas_gemm<double>(const gemm_shape&,
                                                                           const std::vector<double>&,
-                                                                          const std::vector<double>&);
+                                                                          const std::vector<double>&,
+                                                                          blas::math_mode);
 
 }  // namespace tessera::baselines

@@ -100,6 +100,10 @@ double gemm_tolerance(std::int64_t k) {
   return 4.0 * double(std::max<std::int64_t>(k, 1)) * double(std::numeric_limits<T>::epsilon());
 }
 
+double tf32_gemm_tolerance(std::int64_t k) {
+  return gemm_tolerance<float>(k) + 8.0 * std::sqrt(double(std::max<std::int64_t>(k, 1))) * std::ldexp(1.0, -9);
+}
+
 template <typename T>
 std::string first_mismatch(const std::vector<T>& got, const std::vector<T>& want, double tolerance) {
   if (got.size() != want.size())

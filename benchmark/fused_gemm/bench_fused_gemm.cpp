@@ -4,6 +4,9 @@
 //                        the expression in its store step, the defaults table's configuration)
 //   tessera_unfused/...  blas::gemm (the same defaults), then c = relu(c + bias) as a kernel
 //   clblast_unfused/...  CLBlastSgemm, then the same separate kernel
+//   fused_tf32/..., tessera_unfused_tf32/...  the first two with blas::math_mode::tf32 (the
+//                        tensor-core family where the device has one; elsewhere exact), checked
+//                        against tf32_gemm_tolerance
 // Named <path>/<m>x<n>x<k>; float, A and B not transposed. Each path is verified once against
 // OpenBLAS + the epilogue on the host (max_rel_err), then timed from the first enqueue to the
 // end of the last call of an iteration (manual time per call); GFLOP/s counts 2mnk.
@@ -76,7 +79,7 @@ problem& problem_for(const shape& s) {
 /// Verifies once, then times run() (which enqueues one call of the path): each iteration one
 /// sample of the tuner's timing, calls back to back for at least 10 ms, per call.
 template <typename Run>
-void measure(benchmark::State& state, problem& p, Run run) {
+void measure(benchmark::State& state, problem& p, Run run, blas::math_mode math = blas::math_mode::exact) {
   auto& ctx = rt::context::get();
   const baselines::timed_call call{run, [&] { ctx.finish(); }};
   try {
@@ -85,7 +88,9 @@ void measure(benchmark::State& state, problem& p, Run run) {
     ctx.finish();
     const std::vector<float> got = p.dc.to_host();
     state.counters["max_rel_err"] = baselines::max_relative_error(got, p.reference);
-    const auto wrong = baselines::first_mismatch(got, p.reference, baselines::gemm_tolerance<float>(p.s.k + 2));
+    const double tolerance = math == blas::math_mode::tf32 ? baselines::tf32_gemm_tolerance(p.s.k + 2)
+                                                           : baselines::gemm_tolerance<float>(p.s.k + 2);
+    const auto wrong = baselines::first_mismatch(got, p.reference, tolerance);
     if (!wrong.empty()) {
       state.SkipWithError(("wrong result: " + wrong).c_str());
       return;
@@ -102,23 +107,27 @@ void measure(benchmark::State& state, problem& p, Run run) {
 /// The epilogue as its own kernel, on C holding the product.
 void separate_kernel(problem& p) { p.dc = kg::relu(p.dc + kg::colwise_broadcast(p.dbias)); }
 
-void bench_fused(benchmark::State& state, shape s) {
+void bench_fused(benchmark::State& state, shape s, blas::math_mode math) {
   problem& p = problem_for(s);
-  measure(state, p, [&] { p.dc = kg::relu(kg::matmul(p.da, p.db) + kg::colwise_broadcast(p.dbias)); });
+  measure(
+      state, p, [&] { p.dc = kg::relu(kg::matmul(p.da, p.db, math) + kg::colwise_broadcast(p.dbias)); }, math);
   const auto args = [&] {
     blas::gemm_arguments<float> a;
-    a.m = s.m, a.n = s.n, a.k = s.k;
+    a.m = s.m, a.n = s.n, a.k = s.k, a.math = math;
     return a;
   }();
   state.SetLabel(blas::to_string(blas::default_params_for(args, rt::context::get())));
 }
 
-void bench_tessera_unfused(benchmark::State& state, shape s) {
+void bench_tessera_unfused(benchmark::State& state, shape s, blas::math_mode math) {
   problem& p = problem_for(s);
-  measure(state, p, [&] {
-    blas::gemm(blas::transpose::none, blas::transpose::none, 1.f, p.da, p.db, 0.f, p.dc);
-    separate_kernel(p);
-  });
+  measure(
+      state, p,
+      [&] {
+        blas::gemm(blas::transpose::none, blas::transpose::none, 1.f, p.da, p.db, 0.f, p.dc, math);
+        separate_kernel(p);
+      },
+      math);
 }
 
 void bench_clblast_unfused(benchmark::State& state, shape s) {
@@ -138,9 +147,13 @@ void register_all() {
     const auto tune = [](benchmark::internal::Benchmark* b) {
       b->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
     };
-    tune(benchmark::RegisterBenchmark(("fused/" + s.name()).c_str(), [s](benchmark::State& st) { bench_fused(st, s); }));
-    tune(benchmark::RegisterBenchmark(("tessera_unfused/" + s.name()).c_str(),
-                                      [s](benchmark::State& st) { bench_tessera_unfused(st, s); }));
+    for (const auto math : {blas::math_mode::exact, blas::math_mode::tf32}) {
+      const std::string suffix = math == blas::math_mode::tf32 ? "_tf32/" : "/";
+      tune(benchmark::RegisterBenchmark(("fused" + suffix + s.name()).c_str(),
+                                        [s, math](benchmark::State& st) { bench_fused(st, s, math); }));
+      tune(benchmark::RegisterBenchmark(("tessera_unfused" + suffix + s.name()).c_str(),
+                                        [s, math](benchmark::State& st) { bench_tessera_unfused(st, s, math); }));
+    }
     tune(benchmark::RegisterBenchmark(("clblast_unfused/" + s.name()).c_str(),
                                       [s](benchmark::State& st) { bench_clblast_unfused(st, s); }));
   }

@@ -12,6 +12,10 @@
 //                                     benchmarked as tessera[cfg]/...
 //   TESSERA_BENCH_TRANSPOSES=nn,tt    transposes of the square problems (default nn)
 //   TESSERA_BENCH_DOUBLE=1            also double precision
+//   TESSERA_BENCH_TF32=1              also float in TF32 (blas::math_mode::tf32): rows
+//                                     tessera_tf32 (the defaults' TF32 pick) and cublas_tf32
+//                                     (CUBLAS_TF32_TENSOR_OP_MATH), checked against
+//                                     tf32_gemm_tolerance
 //   TESSERA_BENCH_BUILD_LOG=1         before benchmarking, build the default and the extra
 //                                     configurations for float NN 4096^3 with the driver's
 //                                     verbose option (NVIDIA: -cl-nv-verbose) and print the
@@ -65,11 +69,14 @@ baselines::gemm_operands<T>& operands_for(const gemm_shape& s) {
 // sample of the tuner's timing: calls back to back for about a millisecond, from before the
 // first enqueue to after the last has finished, per call.
 template <typename T>
-void measure(benchmark::State& state, const baselines::gemm_operands<T>& p, baselines::gemm_implementation<T>& gemm) {
+void measure(benchmark::State& state, const baselines::gemm_operands<T>& p, baselines::gemm_implementation<T>& gemm,
+             blas::math_mode math = blas::math_mode::exact) {
   try {
     const auto got = baselines::result_of_one_call(gemm);
     state.counters["max_rel_err"] = baselines::max_relative_error(got, p.reference);
-    const auto wrong = baselines::first_mismatch(got, p.reference, baselines::gemm_tolerance<T>(p.shape.k));
+    const double tolerance = math == blas::math_mode::tf32 ? baselines::tf32_gemm_tolerance(p.shape.k)
+                                                           : baselines::gemm_tolerance<T>(p.shape.k);
+    const auto wrong = baselines::first_mismatch(got, p.reference, tolerance);
     if (!wrong.empty()) {
       state.SkipWithError(("wrong result: " + wrong).c_str());
       return;
@@ -85,17 +92,19 @@ void measure(benchmark::State& state, const baselines::gemm_operands<T>& p, base
 }
 
 template <typename T>
-void bench_tessera(benchmark::State& state, gemm_shape s, std::optional<blas::gemm_params> params) {
+void bench_tessera(benchmark::State& state, gemm_shape s, std::optional<blas::gemm_params> params,
+                   blas::math_mode math = blas::math_mode::exact) {
   auto& p = operands_for<T>(s);
   auto& ctx = rt::context::get();
   blas::gemm_arguments<T> args;
+  args.math = math;
   args.trans_a = s.trans_a ? blas::transpose::trans : blas::transpose::none;
   args.trans_b = s.trans_b ? blas::transpose::trans : blas::transpose::none;
   args.m = s.m, args.n = s.n, args.k = s.k, args.batch_count = s.batch;
   const auto chosen = params ? *params : blas::default_params_for(args, ctx);
   state.SetLabel(blas::to_string(chosen));
-  const auto gemm = baselines::tessera_gemm<T>("tessera", ctx, chosen, s, p.a, p.b, p.c);
-  measure(state, p, *gemm);
+  const auto gemm = baselines::tessera_gemm<T>("tessera", ctx, chosen, s, p.a, p.b, p.c, math);
+  measure(state, p, *gemm, math);
 }
 
 template <typename T>
@@ -113,14 +122,14 @@ void bench_openblas(benchmark::State& state, gemm_shape s) {
 }
 
 template <typename T>
-void bench_cublas(benchmark::State& state, gemm_shape s) {
+void bench_cublas(benchmark::State& state, gemm_shape s, blas::math_mode math = blas::math_mode::exact) {
   auto& p = operands_for<T>(s);
-  const auto gemm = baselines::cublas_gemm<T>(s, p.host_a, p.host_b);
+  const auto gemm = baselines::cublas_gemm<T>(s, p.host_a, p.host_b, math);
   if (!gemm) {
     state.SkipWithError("no CUDA device");
     return;
   }
-  measure(state, p, *gemm);
+  measure(state, p, *gemm, math);
 }
 
 std::vector<std::string> split(const char* text, char sep) {
@@ -133,7 +142,7 @@ std::vector<std::string> split(const char* text, char sep) {
 }
 
 template <typename T>
-void register_shape(const gemm_shape& s, const std::vector<blas::gemm_params>& extra, bool cuda) {
+void register_shape(const gemm_shape& s, const std::vector<blas::gemm_params>& extra, bool cuda, bool tf32) {
   const std::string type = std::is_same_v<T, float> ? "float" : "double";
   const auto name = [&](const std::string& impl) { return fmt::format("{}/{}/{}", impl, type, bench_name(s)); };
   const auto tune = [](benchmark::internal::Benchmark* b) {
@@ -148,6 +157,17 @@ void register_shape(const gemm_shape& s, const std::vector<blas::gemm_params>& e
                                       [s, p](benchmark::State& st) { bench_tessera<T>(st, s, p); }));
   if (cuda)
     tune(benchmark::RegisterBenchmark(name("cublas").c_str(), [s](benchmark::State& st) { bench_cublas<T>(st, s); }));
+  if (tf32 && std::is_same_v<T, float>) {
+    constexpr auto mode = blas::math_mode::tf32;
+    tune(benchmark::RegisterBenchmark(name("tessera_tf32").c_str(),
+                                      [s](benchmark::State& st) { bench_tessera<T>(st, s, std::nullopt, mode); }));
+    for (const auto& p : extra)
+      tune(benchmark::RegisterBenchmark(name("tessera_tf32[" + blas::to_string(p) + "]").c_str(),
+                                        [s, p](benchmark::State& st) { bench_tessera<T>(st, s, p, mode); }));
+    if (cuda)
+      tune(benchmark::RegisterBenchmark(name("cublas_tf32").c_str(),
+                                        [s](benchmark::State& st) { bench_cublas<T>(st, s, mode); }));
+  }
 }
 
 // Prints the driver's report of each configuration's kernel (NVIDIA: ptxas registers, spills).
@@ -184,6 +204,7 @@ int main(int argc, char** argv) {
   auto transposes = split(std::getenv("TESSERA_BENCH_TRANSPOSES"), ',');
   if (transposes.empty()) transposes = {"nn"};
   const bool with_double = std::getenv("TESSERA_BENCH_DOUBLE") != nullptr;
+  const bool with_tf32 = std::getenv("TESSERA_BENCH_TF32") != nullptr;
   const bool cuda = baselines::cublas_available();
 
   std::vector<gemm_shape> shapes;
@@ -194,9 +215,9 @@ int main(int argc, char** argv) {
   shapes.push_back({false, false, 8192, 64, 8192});  // tall-skinny
   shapes.push_back({false, false, 64, 8192, 8192});
   shapes.push_back({false, false, 64, 64, 64, 256});  // small batched
-  for (const auto& s : shapes) register_shape<float>(s, extra, cuda);
+  for (const auto& s : shapes) register_shape<float>(s, extra, cuda, with_tf32);
   if (with_double)
-    for (const auto& s : shapes) register_shape<double>(s, extra, cuda);
+    for (const auto& s : shapes) register_shape<double>(s, extra, cuda, false);
 
   if (std::getenv("TESSERA_BENCH_BUILD_LOG")) {
     std::vector<blas::gemm_params> all = extra;

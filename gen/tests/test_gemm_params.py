@@ -125,7 +125,7 @@ def test_committed_defaults_parse():
     for path in (REPO / "configs" / "defaults").glob("*.json"):
         for entry in json.loads(path.read_text())["entries"]:
             assert GemmConfig.from_text(entry["configuration"]).family in TABLE.family_names()
-    hand_written = re.findall(r'"((?:local|no_local|no_local_full|naive) [^"]*)"',
+    hand_written = re.findall(r'"((?:local|no_local|no_local_full|naive|mma) [^"]*)"',
                               (REPO / "src" / "blas" / "gemm_defaults.def").read_text())
     assert hand_written
     for text in hand_written:

@@ -169,6 +169,15 @@ def test_the_base_configuration_is_valid():
     assert RULES.violations(BASE.rule_inputs(4, LIMITS)) == []
 
 
+# The tensor-core family's inputs, valid on a device with tensor cores: 2 x 2 warps of 64 x 64.
+MMA = {"is_local": 0, "is_mma": 1, "double_buffer": 0, "vector_width": 1, "item_rows": 64, "item_cols": 64,
+       "wg_rows": 2, "wg_cols": 2, "cache_line_bytes": 128, "stages": 3}
+
+
+def test_the_mma_configuration_is_valid():
+    assert RULES.violations(dict(BASE.rule_inputs(4, LIMITS), **MMA)) == []
+
+
 # One binding per rule of gemm_rules.def that breaks that rule alone (changes against BASE's
 # inputs); the checks generated from gemm_params.def are tested in test_gemm_params.py.
 BREAKS = {
@@ -188,6 +197,15 @@ BREAKS = {
     "local_one_batch_per_work_group": {"wg_batch": 2},
     "work_group_size_limit": {"wg_rows": 64, "wg_cols": 32},
     "local_memory_limit": {"item_rows": 16, "item_cols": 16, "wg_rows": 16, "wg_cols": 16, "cache_line_bytes": 256},
+    "mma_needs_tensor_cores": {**MMA, "tensor_cores": 0},
+    "mma_float_elements": {**MMA, "element_bytes": 8, "cache_line_bytes": 256},
+    "mma_warp_tile_of_fragments": {**MMA, "item_rows": 24},
+    "mma_k_tile_of_step_pairs": {**MMA, "cache_line_bytes": 32},
+    "mma_a_tile_loads_split_evenly": {**MMA, "item_rows": 16, "wg_rows": 1, "cache_line_bytes": 64, "wg_cols": 8},
+    "mma_b_tile_loads_split_evenly": {**MMA, "item_cols": 16, "wg_cols": 1, "cache_line_bytes": 64, "wg_rows": 8},
+    "mma_stages_pipeline": {**MMA, "stages": 1},
+    "mma_one_batch_per_work_group": {**MMA, "wg_batch": 2},
+    "mma_local_memory_limit": {**MMA, "stages": 8, "item_rows": 128},
 }
 
 

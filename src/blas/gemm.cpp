@@ -85,6 +85,7 @@ std::string transpose_why(const char* flag, transpose t, const char* dim, std::i
 
 }  // namespace
 
+std::string_view to_string(math_mode mode) { return mode == math_mode::tf32 ? "tf32" : "exact"; }
 
 template <device_scalar T>
 void validate(const gemm_arguments<T>& args) {
@@ -171,7 +172,8 @@ std::string kernel_options(const gemm_params& p, const gemm_arguments<T>& args) 
                                          extent(tb ? args.n : args.k, tb ? args.k : args.n, args.ldb),
                                          extent(args.m, args.n, args.ldc)});
   const bool wide_index = largest > int_max - 1024;
-  const int vw = p.vector_width;
+  // The mma family copies operands in 16-byte chunks where they are aligned to 4 elements.
+  const int vw = p.family == gemm_family::mma ? 4 : p.vector_width;
   // What the call decides, then what the configuration does (gemm_params.def, gemm_rules.def).
   return fmt::format("-DREAL={} -DIS_DOUBLE={} -DTRANS_A={} -DTRANS_B={} -DIDX={} -DA_ALIGNED={} -DB_ALIGNED={} "
                      "-DC_ALIGNED={} {}",
@@ -231,6 +233,11 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
     return event;
   }
   if (std::is_same_v<T, double>) runtime::require_fp64(ctx.device());
+  // Precision is the caller's choice: a configuration never lowers it on its own.
+  if (p.family == gemm_family::mma && !(std::is_same_v<T, float> && args.math == math_mode::tf32))
+    fail(fmt::format("configuration '{}' multiplies in TF32 on tensor cores, but the call's math mode is {} for {}: "
+                     "pass math_mode::tf32 (float only) or use another family",
+                     to_string(p), to_string(args.math), type_name<T>()));
   const auto broken = check_gemm_rules(p, sizeof(T), device_limits(ctx.device()));
   if (!broken.empty()) {
     std::string why;
@@ -256,11 +263,13 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
   const bool naive = p.family == gemm_family::naive;
   const std::int64_t rows_per_group = naive ? p.wg_rows : d.block_rows;
   const std::int64_t cols_per_group = naive ? p.wg_cols : d.block_cols;
+  // mma's wg counts warps: a work-group is 32 x wg_rows work-items along M.
+  const std::int64_t local_rows = p.family == gemm_family::mma ? 32 * std::int64_t(p.wg_rows) : p.wg_rows;
   runtime::launch_range range;
   range.dimensions = 3;
-  range.global[0] = static_cast<std::size_t>((args.m + rows_per_group - 1) / rows_per_group * p.wg_rows);
+  range.global[0] = static_cast<std::size_t>((args.m + rows_per_group - 1) / rows_per_group * local_rows);
   range.global[1] = static_cast<std::size_t>((args.n + cols_per_group - 1) / cols_per_group * p.wg_cols);
-  range.local = {static_cast<std::size_t>(p.wg_rows), static_cast<std::size_t>(p.wg_cols),
+  range.local = {static_cast<std::size_t>(local_rows), static_cast<std::size_t>(p.wg_cols),
                  static_cast<std::size_t>(p.wg_batch)};
 
   // Launches of at most 65535 work-groups along the batch (the grid limit of some devices);
@@ -364,6 +373,24 @@ template <device_scalar T>
 gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::context& ctx) {
   const gemm_problem_shape shape{args.m, args.n, args.k, args.batch_count, args.trans_a == transpose::trans,
                                  args.trans_b == transpose::trans};
+  if (std::is_same_v<T, float> && args.math == math_mode::tf32) {
+    // A tensor-core block is large (64 x 64 to 256 x 128 of C): where the entry's blocks would
+    // not give every compute unit one, the smallest TF32 blocks (the "small" class's entry) are
+    // tried, and where those do not either, the exact path (which has split-K) serves. Measured
+    // on an H200: 1024^3 41 -> 58 TFLOP/s with 64 x 64 blocks; 8192 x 64 x 8192 7.4 in TF32
+    // against 22.7 exact (benchmark/RESULTS.md, issue 13).
+    const auto blocks = [&](const gemm_params& p) {
+      const gemm_rule_values d = derive(p, sizeof(T));
+      return ((args.m + d.block_rows - 1) / d.block_rows) * ((args.n + d.block_cols - 1) / d.block_cols) *
+             std::max<index_t>(args.batch_count, 1);
+    };
+    const std::int64_t units = std::max<std::int64_t>(ctx.device().compute_units, 1);
+    const gemm_problem_shape smallest{1, 1, 1, 1, shape.trans_a, shape.trans_b};
+    for (const auto& candidate : {shape, smallest})
+      if (const auto tf32 = choose_default(ctx.device(), sizeof(T), candidate, "tf32");
+          tf32.entry != nullptr && blocks(tf32.params) >= units)
+        return tf32.params;
+  }
   return choose_default(ctx.device(), sizeof(T), shape).params;
 }
 
@@ -420,7 +447,7 @@ cl::Event gemm(transpose trans_a, transpose trans_b, index_t m, index_t n, index
 
 template <device_scalar T>
 cl::Event gemm(transpose trans_a, transpose trans_b, T alpha, const runtime::matrix<T>& a,
-               const runtime::matrix<T>& b, T beta, runtime::matrix<T>& c) {
+               const runtime::matrix<T>& b, T beta, runtime::matrix<T>& c, math_mode math) {
   const bool ta = trans_a == transpose::trans, tb = trans_b == transpose::trans;
   const index_t m = ta ? a.cols() : a.rows(), k = ta ? a.rows() : a.cols();
   const index_t kb = tb ? b.cols() : b.rows(), n = tb ? b.rows() : b.cols();
@@ -430,8 +457,15 @@ cl::Event gemm(transpose trans_a, transpose trans_b, T alpha, const runtime::mat
   if (c.rows() != m || c.cols() != n)
     fail(fmt::format("C is {} but op(A) * op(B) is {}", runtime::shape_string(c.rows(), c.cols()),
                      runtime::shape_string(m, n)));
-  return gemm(trans_a, trans_b, m, n, k, alpha, a, std::max<index_t>(1, a.rows()), b, std::max<index_t>(1, b.rows()),
-              beta, c, std::max<index_t>(1, c.rows()));
+  if (&c == &a || &c == &b) fail("C is also an operand (BLAS requires distinct memory)");
+  gemm_arguments<T> args;
+  args.trans_a = trans_a, args.trans_b = trans_b, args.m = m, args.n = n, args.k = k;
+  args.alpha = alpha, args.beta = beta;
+  args.a = &a.storage(), args.lda = std::max<index_t>(1, a.rows());
+  args.b = &b.storage(), args.ldb = std::max<index_t>(1, b.rows());
+  args.c = &c.storage(), args.ldc = std::max<index_t>(1, c.rows());
+  args.math = math;
+  return gemm(args);
 }
 
 #define TESSERA_INSTANTIATE_GEMM(T)                                                                              \
@@ -442,7 +476,7 @@ cl::Event gemm(transpose trans_a, transpose trans_b, T alpha, const runtime::mat
   template cl::Event gemm<T>(transpose, transpose, index_t, index_t, index_t, T, const runtime::matrix<T>&,     \
                              index_t, const runtime::matrix<T>&, index_t, T, runtime::matrix<T>&, index_t);      \
   template cl::Event gemm<T>(transpose, transpose, T, const runtime::matrix<T>&, const runtime::matrix<T>&, T,  \
-                             runtime::matrix<T>&);
+                             runtime::matrix<T>&, math_mode);
 TESSERA_INSTANTIATE_GEMM(float)
 TESSERA_INSTANTIATE_GEMM(double)
 #undef TESSERA_INSTANTIATE_GEMM

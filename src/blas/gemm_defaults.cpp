@@ -107,7 +107,24 @@ gemm_device_key describe_device(const runtime::device_info& device) {
 }
 
 gemm_limits device_limits(const runtime::device_info& device) {
-  return {static_cast<std::int64_t>(device.local_memory_bytes), static_cast<std::int64_t>(device.max_work_group_size)};
+  gemm_limits limits{static_cast<std::int64_t>(device.local_memory_bytes),
+                     static_cast<std::int64_t>(device.max_work_group_size)};
+  // Tensor cores that mma.sync reaches: NVIDIA from compute capability 8.0. NVIDIA's OpenCL
+  // compiler gives a kernel's static local arrays the SM's shared memory less 1 KiB (the
+  // CUDA limits per block), not the 48 KiB CL_DEVICE_LOCAL_MEM_SIZE reports: arrays of 200 KB
+  // built and ran on an H200, 227 KB did not build (benchmark/mma_probe/NOTES.md).
+  if (describe_device(device).vendor == "nvidia") {
+    const std::string architecture = nvidia_architecture(device);
+    int capability = 0;
+    if (architecture.size() > 3) capability = std::atoi(architecture.c_str() + 3);  // "sm_90" -> 90
+    if (capability >= 80) {
+      limits.tensor_cores = 1;
+      limits.mma_max_local_memory_bytes = capability == 80 || capability == 87 ? 166912   // 163 KiB
+                                          : capability >= 90                    ? 232448   // 227 KiB
+                                                                                : 101376;  // 99 KiB (8.6, 8.9)
+    }
+  }
+  return limits;
 }
 
 double shape_distance(const gemm_problem_shape& call, const gemm_problem_shape& tuned) {
@@ -214,11 +231,15 @@ const std::vector<gemm_default_entry>& gemm_defaults_table() {
 #define TESSERA_GEMM_DEFAULT(level, match, element_bytes, transposes, problem, config, origin) \
   t.push_back({parse_level(#level), match, element_bytes, transposes, problem, parse_gemm_params(config), origin, \
                std::nullopt, "", "default"});
+#define TESSERA_GEMM_MATH_DEFAULT(level, match, element_bytes, precision, transposes, problem, config, origin)     \
+  t.push_back({parse_level(#level), match, element_bytes, transposes, problem, parse_gemm_params(config), origin, \
+               std::nullopt, "", precision});
 // Tuned winners (configs/defaults/*.json, rendered by gen/defaults_table.py at build time)
 // come first: they match by device name, the most specific level.
 #include "gemm_tuned_defaults.def"
 #include "gemm_defaults.def"
 #undef TESSERA_GEMM_DEFAULT
+#undef TESSERA_GEMM_MATH_DEFAULT
 #undef TESSERA_GEMM_TUNED
     return t;
   }();
@@ -237,14 +258,15 @@ bool shape_entry_matches(const gemm_default_entry& e, gemm_match_level level, co
 
 const gemm_default_entry* best_class_entry(const std::vector<gemm_default_entry>& table, gemm_match_level level,
                                            const gemm_device_key& key, const gemm_limits& limits, int element_bytes,
-                                           const std::string& transposes, const std::string& problem_name) {
-  // The entry naming most of (precision, transposes, problem) wins; earlier entries win ties;
-  // entries that do not fit the device are passed over.
+                                           const std::string& transposes, const std::string& problem_name,
+                                           std::string_view precision) {
+  // Among entries of the call's precision, the one naming most of (element size, transposes,
+  // problem) wins; earlier entries win ties; entries that do not fit the device are passed over.
   const gemm_default_entry* best = nullptr;
   int best_score = -1;
   for (const auto& e : table) {
     if (e.shape || e.level != level || !level_matches(e, key)) continue;
-    if (e.precision != "default") continue;
+    if (e.precision != precision) continue;
     if (e.element_bytes != 0 && e.element_bytes != element_bytes) continue;
     if (e.transposes != "any" && e.transposes != transposes) continue;
     if (e.problem != "any" && e.problem != problem_name) continue;
@@ -282,11 +304,11 @@ gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table,
       nearest = &e, nearest_distance = distance;
     }
     if (nearest != nullptr) return {nearest->params, nearest};
-    if (precision != "default") continue;  // class entries are of the element type's own arithmetic
-    if (const auto* e = best_class_entry(table, level, key, limits, element_bytes, transposes, problem_name))
+    if (const auto* e = best_class_entry(table, level, key, limits, element_bytes, transposes, problem_name, precision))
       return {e->params, e};
   }
-  return last_resort();
+  // No entry of another precision fits: the caller falls back to the element type's own.
+  return precision == "default" ? last_resort() : gemm_default_choice{{}, nullptr};
 }
 
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes,
@@ -302,7 +324,8 @@ gemm_default_choice choose_default(const runtime::device_info& device, int eleme
   const std::string transposes = fmt::format("{}{}", trans_a ? 't' : 'n', trans_b ? 't' : 'n');
   const std::string problem_name(to_string(problem));
   for (gemm_match_level level : levels)
-    if (const auto* e = best_class_entry(gemm_defaults_table(), level, key, limits, element_bytes, transposes, problem_name))
+    if (const auto* e =
+            best_class_entry(gemm_defaults_table(), level, key, limits, element_bytes, transposes, problem_name, "default"))
       return {e->params, e};
   return last_resort();
 }

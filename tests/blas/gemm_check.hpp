@@ -33,11 +33,13 @@ struct gemm_case {
   double alpha = 1.25, beta = -0.5;
   bool nan_in_c = false;  // fill C with NaN (use beta = 0): nothing may read it
   bool odd_ld = false;    // round each leading dimension up to an odd number (unaligned vectors)
+  blas::math_mode math = blas::math_mode::exact;  // tf32: the bound allows TF32 products
 
   std::string describe() const {
     return fmt::format("{}{} m={} n={} k={} ld pads {}/{}/{}{} batch={} gap={} offset={} alpha={} beta={}{}",
                        blas::to_char(trans_a), blas::to_char(trans_b), m, n, k, lda_pad, ldb_pad, ldc_pad,
-                       odd_ld ? " (odd)" : "", batch, stride_gap, offset, alpha, beta, nan_in_c ? " C=NaN" : "");
+                       odd_ld ? " (odd)" : "", batch, stride_gap, offset, alpha, beta, nan_in_c ? " C=NaN" : "") +
+           (math == blas::math_mode::tf32 ? " tf32" : "");
   }
 };
 
@@ -90,6 +92,7 @@ void check_gemm(const std::optional<blas::gemm_params>& params, const gemm_case&
   args.b = &db, args.b_offset = c.offset, args.ldb = ldb, args.stride_b = stride_b;
   args.c = &dc, args.c_offset = c.offset, args.ldc = ldc, args.stride_c = stride_c;
   args.batch_count = c.batch;
+  args.math = c.math;
   cl::Event event = params ? blas::gemm_with(*params, args) : blas::gemm(args);
   event.wait();
   std::vector<T> out(c0.size());
@@ -115,7 +118,9 @@ void check_gemm(const std::optional<blas::gemm_params>& params, const gemm_case&
     cblas_gemm<T>(ta, tb, int(c.m), int(c.n), int(c.k), static_cast<T>(std::abs(c.alpha)), abs_a.data() + ao,
                   int(lda), abs_b.data() + bo, int(ldb), T(1), scale.data() + co, int(ldc));
   }
-  const T tol = tolerance<T>(static_cast<std::size_t>(c.k) + 2);
+  // TF32 cuts each operand to 10 mantissa bits toward zero: up to 2^-10 of each, 2^-9 of a product.
+  const T tol = tolerance<T>(static_cast<std::size_t>(c.k) + 2) +
+                (c.math == blas::math_mode::tf32 && std::is_same_v<T, float> ? T(std::ldexp(1.0, -9)) : T(0));
   std::vector<bool> inside(c0.size(), false);
   for (std::int64_t e = 0; e < c.batch; ++e)
     for (std::int64_t j = 0; j < c.n; ++j)

@@ -101,6 +101,25 @@ TEST(KernelGeneratorMatmulFusion, ReluOfProductPlusBiasBuildsOneProgramAndLaunch
                            product_tolerance<float>(3)));
 }
 
+// matmul(a, b, math_mode::tf32): the tensor-core family where the device has one (its store step
+// runs in that family's store), exact elsewhere; one kernel either way, at every transpose.
+TEST(KernelGeneratorMatmulFusion, Tf32ProductsFuseIntoOneKernelAtEveryTranspose) {
+  const gemm_shape s{150, 70, 64};
+  for_each_transpose<float>(s, [&](const auto& product) {
+    const matrix<float> bias = random_matrix<float>(s.m, 1);
+    matrix<float> c(s.m, s.n);
+    const auto tf32_product = matmul(product.template argument<0>(), product.template argument<1>(),
+                                     blas::math_mode::tf32);
+    const auto launched = launches_of([&] { c = relu(tf32_product + colwise_broadcast(bias)); });
+    EXPECT_EQ(launched.first, 1u) << "one kernel enqueued";
+    EXPECT_EQ(launched.second, 1u) << "and it is the GEMM";
+    // TF32 cuts each operand to 10 mantissa bits: up to 2^-9 of each |a b| (check_gemm's bound);
+    // k 2^-10 relative to max(1, |c|) holds it for operands in [-1, 1].
+    EXPECT_TRUE(matches_host(c, host_evaluate<float>(relu(product + colwise_broadcast(bias))),
+                             std::ldexp(double(s.k), -10)));
+  });
+}
+
 // ---- the fall-back -----------------------------------------------------------------------
 
 // Reductions read in place by the store step: computed there when they share one pass (a loop per

@@ -32,6 +32,17 @@ enum class transpose { none, trans };
 
 constexpr char to_char(transpose t) { return t == transpose::none ? 'N' : 'T'; }
 
+/// The arithmetic a float GEMM may use: the caller's explicit choice, as cuBLAS's math modes
+/// (CUBLAS_TF32_TENSOR_OP_MATH) and PyTorch's allow_tf32 are.
+///  - exact: products and sums in FP32 (the default).
+///  - tf32: the products may run on tensor cores (the mma family: NVIDIA, compute capability
+///    8.0 and up) from A and B cut to TF32 (the top 10 of float's 23 mantissa bits, rounded
+///    toward zero: a relative error below 2^-10 per operand), summed in FP32. Where the device
+///    has none, the call is exact. double is always exact.
+enum class math_mode { exact, tf32 };
+
+std::string_view to_string(math_mode mode);
+
 /// Everything one (batched) GEMM call names. Offsets and strides count elements.
 template <device_scalar T>
 struct gemm_arguments {
@@ -48,6 +59,7 @@ struct gemm_arguments {
   std::size_t c_offset = 0;
   index_t ldc = 1, stride_c = 0;
   index_t batch_count = 1;
+  math_mode math = math_mode::exact;
 };
 
 /// Throws argument_error, naming the argument, unless the call is well-formed: sizes and
@@ -57,13 +69,17 @@ struct gemm_arguments {
 template <device_scalar T>
 void validate(const gemm_arguments<T>& args);
 
-/// The configuration gemm() uses for these arguments on ctx's device (gemm_defaults.hpp).
+/// The configuration gemm() uses for these arguments on ctx's device (gemm_defaults.hpp). A
+/// float call in math_mode::tf32 takes the table's TF32 entry where one fits the device and its
+/// blocks give every compute unit one (else the smallest TF32 blocks, else the exact entry).
 template <device_scalar T>
 gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::context& ctx);
 
 /// Runs a validated call with the given configuration. Throws unsupported_error when the
 /// configuration breaks a rule of gemm_rules.def on this device (work-group size, local
-/// memory, ...) or the built kernel cannot run a work-group of its size.
+/// memory, tensor cores, ...) or the built kernel cannot run a work-group of its size, and
+/// argument_error when it computes in another arithmetic than the call's math mode allows (the
+/// mma family needs math_mode::tf32).
 template <device_scalar T>
 cl::Event gemm_with(const gemm_params& params, const gemm_arguments<T>& args);
 
@@ -94,10 +110,11 @@ cl::Event gemm(transpose trans_a, transpose trans_b, index_t m, index_t n, index
                const runtime::matrix<T>& a, index_t lda, const runtime::matrix<T>& b, index_t ldb,
                T beta, runtime::matrix<T>& c, index_t ldc);
 
-/// C = alpha * op(A) * op(B) + beta * C with m, n, k taken from the shapes of A, B, C.
+/// C = alpha * op(A) * op(B) + beta * C with m, n, k taken from the shapes of A, B, C, in the
+/// arithmetic math allows.
 template <device_scalar T>
 cl::Event gemm(transpose trans_a, transpose trans_b, T alpha, const runtime::matrix<T>& a,
-               const runtime::matrix<T>& b, T beta, runtime::matrix<T>& c);
+               const runtime::matrix<T>& b, T beta, runtime::matrix<T>& c, math_mode math = math_mode::exact);
 
 /// batch_count GEMMs; entry i uses A at a_offset + i * stride_a, and so on.
 template <device_scalar T>

@@ -172,11 +172,14 @@ constexpr bool gemm_value_allowed(std::string_view allowed, std::int64_t value) 
 struct gemm_limits {
   std::int64_t max_local_memory_bytes;
   std::int64_t max_work_group_size;
+  std::int64_t tensor_cores = 0;                // 1: mma.sync runs (gemm_rules.def)
+  std::int64_t mma_max_local_memory_bytes = 0;  // what a tensor-core kernel's local arrays may take
 };
 
 /// Limits used at compile time: the largest of the tuning targets (64 KiB of local memory,
-/// 1024 work-items). The device's own limits are checked again before each launch.
-inline constexpr gemm_limits compile_time_limits{65536, 1024};
+/// 1024 work-items, tensor cores with sm_90's 227 KiB). The device's own limits are checked
+/// again before each launch.
+inline constexpr gemm_limits compile_time_limits{65536, 1024, 1, 232448};
 
 /// The values the checks read: those bound from the configuration (detail/gemm_bound_inputs.inc)
 /// and the TESSERA_GEMM_INPUT lines of gemm_rules.def.
@@ -211,6 +214,8 @@ constexpr gemm_rule_inputs make_rule_inputs(const gemm_params& p, int element_by
   in.element_bytes = element_bytes;
   in.max_local_memory_bytes = limits.max_local_memory_bytes;
   in.max_work_group_size = limits.max_work_group_size;
+  in.tensor_cores = limits.tensor_cores;
+  in.mma_max_local_memory_bytes = limits.mma_max_local_memory_bytes;
   return in;
 }
 

@@ -19,10 +19,12 @@
 //      precision and lie within max_shape_distance of the call: the nearest in log space
 //      (shape_distance below); at equal distance the first written (a shape's shared
 //      configuration before its runner-up);
-//   2. else among the class entries that match: the one that names most of (element type,
-//      transposes, class), the first among equals.
+//   2. else among the class entries that match and are of the call's precision: the one that
+//      names most of (element type, transposes, class), the first among equals.
 // An entry whose configuration does not fit the device is skipped, so the chain always ends in
-// a configuration that runs (the last one is naive with a 1x1 work-group).
+// a configuration that runs (the last one is naive with a 1x1 work-group). A lookup of another
+// precision than "default" (TF32) ends with no entry where none fits the device (one without
+// tensor cores): gemm() then takes the element type's own arithmetic.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -109,7 +111,7 @@ struct gemm_default_choice {
 };
 
 /// Walks the table for this device and problem by the rule above; the result fits the device's
-/// limits.
+/// limits. For a precision other than "default", entry is null when nothing of it fits.
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes,
                                    const gemm_problem_shape& shape, std::string_view precision = "default");
 

@@ -10,7 +10,8 @@
 // evaluated into a temporary by blas::gemm first, and the assignment's kernel loads that.
 //
 // Operands are matrices or transposes of matrices (the GEMM reads them in place); evaluate
-// other expressions into a matrix first.
+// other expressions into a matrix first. matmul(a, b, blas::math_mode::tf32) lets a float
+// product run on tensor cores in TF32 (blas::math_mode), fused or not.
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -72,7 +73,8 @@ class matmul_ : public operation<matmul_<A, B>, value_type_t<A>, A, B> {
   static constexpr kernel_skeleton skeleton = kernel_skeleton::gemm;
 
   template <typename X, typename Y>
-  matmul_(X&& a, Y&& b) : base(std::forward<X>(a), std::forward<Y>(b)) {
+  matmul_(X&& a, Y&& b, blas::math_mode math = blas::math_mode::exact)
+      : base(std::forward<X>(a), std::forward<Y>(b)), math_(math) {
     // Two declarations: the operands' types differ (one `auto` for both is ill-formed; clang refuses it).
     const auto& x = this->template argument<0>();
     const auto& y = this->template argument<1>();
@@ -84,6 +86,7 @@ class matmul_ : public operation<matmul_<A, B>, value_type_t<A>, A, B> {
   index_t rows() const noexcept { return this->template argument<0>().rows(); }
   index_t cols() const noexcept { return this->template argument<1>().cols(); }
   index_t inner() const noexcept { return this->template argument<0>().cols(); }
+  blas::math_mode math() const noexcept { return math_; }
   /// The node itself: a fused kernel remembers the GEMM's value under it.
   const void* identity() const noexcept { return this; }
 
@@ -136,6 +139,7 @@ class matmul_ : public operation<matmul_<A, B>, value_type_t<A>, A, B> {
     args.alpha = T(1), args.beta = T(0);
     args.a = &a.storage(), args.lda = std::max<index_t>(1, a.rows());
     args.b = &b.storage(), args.ldb = std::max<index_t>(1, b.rows());
+    args.math = math_;
     return args;
   }
 
@@ -160,14 +164,16 @@ class matmul_ : public operation<matmul_<A, B>, value_type_t<A>, A, B> {
   }
 
  private:
+  blas::math_mode math_;
   mutable std::shared_ptr<matrix<T>> materialized_;
 };
 
 /// The matrix product a * b (a m x k, b k x n); a and b are matrices or transpose(matrix).
+/// math: the arithmetic the GEMM may use (blas::math_mode; exact by default).
 template <operand A, operand B>
-auto matmul(A&& a, B&& b) {
+auto matmul(A&& a, B&& b, blas::math_mode math = blas::math_mode::exact) {
   return matmul_<as_operation_t<A>, as_operation_t<B>>(as_operation(std::forward<A>(a)),
-                                                        as_operation(std::forward<B>(b)));
+                                                        as_operation(std::forward<B>(b)), math);
 }
 
 }  // namespace tessera::kernel_generator

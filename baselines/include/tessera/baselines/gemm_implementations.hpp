@@ -13,6 +13,7 @@
 
 #include <tessera/baselines/gemm_problem.hpp>
 #include <tessera/baselines/timing.hpp>
+#include <tessera/blas/gemm.hpp>
 #include <tessera/blas/gemm_config.hpp>
 #include <tessera/runtime/error.hpp>
 
@@ -106,17 +107,21 @@ std::unique_ptr<gemm_implementation<T>> openblas_gemm(const gemm_shape& shape, c
 /// Whether cublas_gemm can run: built with the CUDA toolkit and a CUDA device present.
 bool cublas_available();
 
-/// cuBLAS (FP32/FP64 math, TF32 tensor cores off) on device copies of the host operands;
-/// nullptr unless cublas_available().
+/// cuBLAS on device copies of the host operands, in FP32/FP64 math (TF32 tensor cores off),
+/// or for float with math_mode::tf32 in CUBLAS_TF32_TENSOR_OP_MATH; nullptr unless
+/// cublas_available().
 template <typename T>
 std::unique_ptr<gemm_implementation<T>> cublas_gemm(const gemm_shape& shape, const std::vector<T>& host_a,
-                                                    const std::vector<T>& host_b);
+                                                    const std::vector<T>& host_b,
+                                                    blas::math_mode math = blas::math_mode::exact);
 
-/// tessera's blas::gemm_with(params, ...) on ctx, reading a and b, writing c; named name.
+/// tessera's blas::gemm_with(params, ...) on ctx, reading a and b, writing c, in the math
+/// mode given; named name.
 template <typename T>
 std::unique_ptr<gemm_implementation<T>> tessera_gemm(std::string name, const runtime::context& ctx,
                                                      const blas::gemm_params& params, const gemm_shape& shape,
                                                      const runtime::device_buffer& a, const runtime::device_buffer& b,
-                                                     const runtime::device_buffer& c);
+                                                     const runtime::device_buffer& c,
+                                                     blas::math_mode math = blas::math_mode::exact);
 
 }  // namespace tessera::baselines

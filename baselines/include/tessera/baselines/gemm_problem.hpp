@@ -69,6 +69,11 @@ struct gemm_operands {
 template <typename T>
 double gemm_tolerance(std::int64_t k);
 
+/// The same for float products in TF32 (blas::math_mode::tf32, cuBLAS's TF32 math): each
+/// operand cut to 10 mantissa bits adds up to 2^-9 of |a b| per product; the bound is the
+/// square-root growth of k such errors of random sign over operands in [-1, 1], times 8.
+double tf32_gemm_tolerance(std::int64_t k);
+
 /// "" when every element of got lies within tolerance * max(1, |want|) of want, else which
 /// element is off and by how much (a NaN, an element never written, is off).
 template <typename T>
