@@ -5,10 +5,11 @@
 # Steps:
 #   gemm              BLAS tests on the GPU, then bench_gemm (tessera's default and hand-picked
 #                     configurations, CLBlast, OpenBLAS, cuBLAS; TESSERA_BENCH_CONFIGS to change them)
-#   mma               the tensor-core family's tests (GemmMma*, the fused TF32 matmul), the fused
-#                     GEMM at K = 64 and 256 in FP32 and TF32 (mma-fused.json), then bench_gemm with TF32 rows
-#                     (TESSERA_BENCH_TF32=1): tessera and cuBLAS in TF32 and FP32, CLBlast, at
-#                     4096^3 and 8192^3 for every transpose and at the other shapes NN
+#   mma               the tensor-core family's tests (GemmMma*, the fused TF32 matmul), then
+#                     bench_gemm with TF32 and 16-bit rows: tessera and cuBLAS in TF32 and FP32 at
+#                     8192^3 for every transpose and TF32 at the other shapes NN, FP16 and BF16 at
+#                     8192^3 for every transpose; TESSERA_MMA_FUSED=1 adds the fused GEMM at K = 64
+#                     in TF32 (mma-fused.json)
 #   fused_gemm        fused-GEMM tests, then bench_fused_gemm at M = N = 4096
 #   kernel_generator  kernel-generator tests, then the fusion benchmark up to 2^28 floats
 #   tile              Tile tests on the GPU, then the convolution and matrix-product benchmarks
@@ -42,7 +43,7 @@ build=${TESSERA_GPU_BUILD:-/tmp/tessera-gpu-build}
 jobs=$(nproc)
 export TESSERA_DEVICE=${TESSERA_DEVICE:-gpu} TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-/tmp/tessera-gpu-cache}
 mkdir -p "$out"
-usage() { grep '^#' "$0" | sed -n '2,38p'; exit 2; }
+usage() { grep '^#' "$0" | sed -n '2,39p'; exit 2; }
 [ $# -gt 0 ] || usage
 [ $# -le 3 ] || { echo "gpu-run: at most three steps per call (8 files come back)"; exit 2; }
 
@@ -71,10 +72,12 @@ step_gemm() {
 step_mma() {
   targets bench_gemm bench_fused_gemm tessera_blas_tests tessera_fused_gemm_tests || return 1
   device_tests "Mma|Tf32" 300
-  bench 120 benchmark/fused_gemm/bench_fused_gemm mma-fused --benchmark_filter='/4096x4096x(64|256)/'
-  TESSERA_BENCH_TF32=1 TESSERA_BENCH_TRANSPOSES=nn,nt,tn,tt TESSERA_BENCH_BUILD_LOG=1 \
+  # The fused benchmark's samples are 10 ms each: minutes per row (TESSERA_MMA_FUSED=1 runs it).
+  [ -z "${TESSERA_MMA_FUSED:-}" ] ||
+    bench 300 benchmark/fused_gemm/bench_fused_gemm mma-fused --benchmark_filter='_tf32/(4096x4096x64|1024x1024x64)/'
+  TESSERA_BENCH_TF32=1 TESSERA_BENCH_16BIT=1 TESSERA_BENCH_TRANSPOSES=nn,nt,tn,tt \
     bench 400 benchmark/gemm/bench_gemm mma \
-    --benchmark_filter='^(tessera|tessera_tf32|cublas|cublas_tf32|clblast)/float/(nn|nt|tn|tt)/(4096|8192)x|^(tessera_tf32|cublas_tf32)/float/nn/'
+    --benchmark_filter='^(tessera|tessera_tf32|cublas|cublas_tf32)/float/(nn|nt|tn|tt)/8192x|^(tessera_tf32|cublas_tf32)/float/nn/|^(tessera|cublas)_(fp16|bf16)/float/(nn|nt|tn|tt)/8192x8192'
 }
 
 step_fused_gemm() {

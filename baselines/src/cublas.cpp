@@ -79,6 +79,60 @@ class cublas_implementation final : public gemm_implementation<T> {
   cublasHandle_t handle_ = nullptr;
 };
 
+// A and B of 16-bit values (cublasGemmStridedBatchedEx), C in float.
+class cublas16_implementation final : public gemm_implementation<float> {
+ public:
+  cublas16_implementation(const gemm_shape& shape, const std::vector<std::uint16_t>& a,
+                          const std::vector<std::uint16_t>& b, bool bf16)
+      : gemm_implementation<float>(bf16 ? "cuBLAS (BF16)" : "cuBLAS (FP16)", processor::cuda_device), shape_(shape),
+        type_(bf16 ? CUDA_R_16BF : CUDA_R_16F), c_elements_(std::size_t(shape.stride_c() * shape.batch)) {
+    try {
+      check(cudaMalloc(&a_, a.size() * 2), "cudaMalloc");
+      check(cudaMalloc(&b_, b.size() * 2), "cudaMalloc");
+      check(cudaMalloc(&c_, c_elements_ * sizeof(float)), "cudaMalloc");
+      check(cudaMemcpy(a_, a.data(), a.size() * 2, cudaMemcpyHostToDevice), "cudaMemcpy");
+      check(cudaMemcpy(b_, b.data(), b.size() * 2, cudaMemcpyHostToDevice), "cudaMemcpy");
+      check(cublasCreate(&handle_), "cublasCreate");
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~cublas16_implementation() override { release(); }
+
+  void enqueue() override {
+    const float one = 1, zero = 0;
+    const auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
+    const auto& s = shape_;
+    check(cublasGemmStridedBatchedEx(handle_, op(s.trans_a), op(s.trans_b), int(s.m), int(s.n), int(s.k), &one, a_,
+                                     type_, int(s.lda()), s.stride_a(), b_, type_, int(s.ldb()), s.stride_b(), &zero,
+                                     c_, CUDA_R_32F, int(s.ldc()), s.stride_c(), int(s.batch), CUBLAS_COMPUTE_32F,
+                                     CUBLAS_GEMM_DEFAULT_TENSOR_OP),
+          "cublasGemmStridedBatchedEx");
+  }
+  void finish() override { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+  void poison() override { check(cudaMemset(c_, 0xff, c_elements_ * sizeof(float)), "cudaMemset"); }
+  std::vector<float> result() override {
+    std::vector<float> out(c_elements_);
+    check(cudaMemcpy(out.data(), c_, out.size() * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return out;
+  }
+
+ private:
+  void release() {
+    if (handle_ != nullptr) cublasDestroy(handle_);
+    cudaFree(a_), cudaFree(b_), cudaFree(c_);
+    handle_ = nullptr, a_ = b_ = nullptr, c_ = nullptr;
+  }
+
+  gemm_shape shape_;
+  cudaDataType_t type_;
+  std::size_t c_elements_;
+  void *a_ = nullptr, *b_ = nullptr;
+  float* c_ = nullptr;
+  cublasHandle_t handle_ = nullptr;
+};
+
 }  // namespace
 
 bool cublas_available() {
@@ -93,8 +147,20 @@ std::unique_ptr<gemm_implementation<T>> cublas_gemm(const gemm_shape& shape, con
   return std::make_unique<cublas_implementation<T>>(shape, host_a, host_b,
                                                     std::is_same_v<T, float> && math == blas::math_mode::tf32);
 }
+std::unique_ptr<gemm_implementation<float>> cublas_gemm16(const gemm_shape& shape,
+                                                          const std::vector<std::uint16_t>& a_bits,
+                                                          const std::vector<std::uint16_t>& b_bits,
+                                                          blas::operand_type operands) {
+  if (!cublas_available() || operands == blas::operand_type::float32) return nullptr;
+  return std::make_unique<cublas16_implementation>(shape, a_bits, b_bits, operands == blas::operand_type::bfloat16);
+}
 #else
 bool cublas_available() { return false; }
+
+std::unique_ptr<gemm_implementation<float>> cublas_gemm16(const gemm_shape&, const std::vector<std::uint16_t>&,
+                                                          const std::vector<std::uint16_t>&, blas::operand_type) {
+  return nullptr;
+}
 
 template <typename T>
 std::unique_ptr<gemm_implementation<T>> cublas_gemm(const gemm_shape&, const std::vector<T>&, const std::vector<T>&,

@@ -114,9 +114,10 @@ class tessera_implementation final : public on_opencl_device<T> {
  public:
   tessera_implementation(std::string name, const runtime::context& ctx, const blas::gemm_params& params,
                          const gemm_shape& shape, const runtime::device_buffer& a, const runtime::device_buffer& b,
-                         const runtime::device_buffer& c, blas::math_mode math)
+                         const runtime::device_buffer& c, blas::math_mode math, blas::operand_type operands)
       : on_opencl_device<T>(std::move(name), ctx, c), params_(params) {
     call_.math = math;
+    call_.operands = operands;
     call_.trans_a = shape.trans_a ? blas::transpose::trans : blas::transpose::none;
     call_.trans_b = shape.trans_b ? blas::transpose::trans : blas::transpose::none;
     call_.m = shape.m, call_.n = shape.n, call_.k = shape.k, call_.alpha = T(1), call_.beta = T(0);
@@ -234,8 +235,9 @@ template <typename T>
 std::unique_ptr<gemm_implementation<T>> tessera_gemm(std::string name, const runtime::context& ctx,
                                                      const blas::gemm_params& params, const gemm_shape& shape,
                                                      const runtime::device_buffer& a, const runtime::device_buffer& b,
-                                                     const runtime::device_buffer& c, blas::math_mode math) {
-  return std::make_unique<tessera_implementation<T>>(std::move(name), ctx, params, shape, a, b, c, math);
+                                                     const runtime::device_buffer& c, blas::math_mode math,
+                                                     blas::operand_type operands) {
+  return std::make_unique<tessera_implementation<T>>(std::move(name), ctx, params, shape, a, b, c, math, operands);
 }
 
 #define TESSERA_BASELINES_INSTANTIATE(T)                                                                           \
@@ -251,7 +253,8 @@ std::unique_ptr<gemm_implementation<T>> tessera_gemm(std::string name, const run
                                                                     const std::vector<T>&);                        \
   template std::unique_ptr<gemm_implementation<T>> tessera_gemm<T>(                                                \
       std::string, const runtime::context&, const blas::gemm_params&, const gemm_shape&,                           \
-      const runtime::device_buffer&, const runtime::device_buffer&, const runtime::device_buffer&, blas::math_mode);
+      const runtime::device_buffer&, const runtime::device_buffer&, const runtime::device_buffer&, blas::math_mode, \
+      blas::operand_type);
 TESSERA_BASELINES_INSTANTIATE(float)
 TESSERA_BASELINES_INSTANTIATE(double)
 #undef TESSERA_BASELINES_INSTANTIATE

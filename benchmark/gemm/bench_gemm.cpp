@@ -12,6 +12,10 @@
 //                                     benchmarked as tessera[cfg]/...
 //   TESSERA_BENCH_TRANSPOSES=nn,tt    transposes of the square problems (default nn)
 //   TESSERA_BENCH_DOUBLE=1            also double precision
+//   TESSERA_BENCH_16BIT=1             also A and B in float16 and bfloat16 (C in float): rows
+//                                     tessera_fp16, cublas_fp16, tessera_bf16, cublas_bf16
+//                                     (cublasGemmStridedBatchedEx), checked against OpenBLAS
+//                                     on the same values widened to float
 //   TESSERA_BENCH_TF32=1              also float in TF32 (blas::math_mode::tf32): rows
 //                                     tessera_tf32 (the defaults' TF32 pick) and cublas_tf32
 //                                     (CUBLAS_TF32_TENSOR_OP_MATH), checked against
@@ -23,10 +27,12 @@
 // report.py turns the JSON output into the table of benchmark/RESULTS.md.
 #include <tessera/baselines/gemm_implementations.hpp>
 #include <tessera/blas/blas.hpp>
+#include <tessera/runtime/float16.hpp>
 #include <tessera/runtime/runtime.hpp>
 
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -69,14 +75,12 @@ baselines::gemm_operands<T>& operands_for(const gemm_shape& s) {
 // sample of the tuner's timing: calls back to back for about a millisecond, from before the
 // first enqueue to after the last has finished, per call.
 template <typename T>
-void measure(benchmark::State& state, const baselines::gemm_operands<T>& p, baselines::gemm_implementation<T>& gemm,
-             blas::math_mode math = blas::math_mode::exact) {
+void measure(benchmark::State& state, const gemm_shape& shape, const std::vector<T>& reference,
+             baselines::gemm_implementation<T>& gemm, double tolerance) {
   try {
     const auto got = baselines::result_of_one_call(gemm);
-    state.counters["max_rel_err"] = baselines::max_relative_error(got, p.reference);
-    const double tolerance = math == blas::math_mode::tf32 ? baselines::tf32_gemm_tolerance(p.shape.k)
-                                                           : baselines::gemm_tolerance<T>(p.shape.k);
-    const auto wrong = baselines::first_mismatch(got, p.reference, tolerance);
+    state.counters["max_rel_err"] = baselines::max_relative_error(got, reference);
+    const auto wrong = baselines::first_mismatch(got, reference, tolerance);
     if (!wrong.empty()) {
       state.SkipWithError(("wrong result: " + wrong).c_str());
       return;
@@ -84,11 +88,93 @@ void measure(benchmark::State& state, const baselines::gemm_operands<T>& p, base
     const baselines::timed_call call = gemm.call();
     const int calls = baselines::calls_per_sample(call, baselines::timing_options{});
     for (auto _ : state) state.SetIterationTime(baselines::sample_seconds(call, calls));
-    state.counters["GFLOP"] =
-        benchmark::Counter(p.shape.flops() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["GFLOP"] = benchmark::Counter(shape.flops() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
+}
+
+template <typename T>
+void measure(benchmark::State& state, const baselines::gemm_operands<T>& p, baselines::gemm_implementation<T>& gemm,
+             blas::math_mode math = blas::math_mode::exact) {
+  measure(state, p.shape, p.reference, gemm,
+          math == blas::math_mode::tf32 ? baselines::tf32_gemm_tolerance(p.shape.k)
+                                        : baselines::gemm_tolerance<T>(p.shape.k));
+}
+
+// A and B of one problem in 16 bits on the host (their bits) and the device, C in float, and
+// OpenBLAS's result on the same values widened to float: products of 16-bit values are exact in
+// float, so results are held to float's bound. One problem alive at a time.
+struct operands16 {
+  gemm_shape shape;
+  std::vector<std::uint16_t> a_bits, b_bits;
+  std::vector<float> reference;
+  rt::device_buffer a, b, c;
+};
+
+template <typename Half>
+std::vector<std::uint16_t> bits_of(const std::vector<float>& values, std::vector<float>& widened) {
+  std::vector<std::uint16_t> bits;
+  bits.reserve(values.size());
+  widened.clear();
+  for (float v : values) {
+    const Half h(v);
+    bits.push_back(h.bits);
+    widened.push_back(static_cast<float>(h));
+  }
+  return bits;
+}
+
+operands16& operands16_for(const gemm_shape& s, blas::operand_type type) {
+  static std::map<std::string, std::unique_ptr<operands16>> problems;
+  const std::string key = bench_name(s) + std::string(blas::to_string(type));
+  auto found = problems.find(key);
+  if (found != problems.end()) return *found->second;
+  problems.clear();
+  auto p = std::make_unique<operands16>();
+  p->shape = s;
+  const auto bytes = baselines::footprint(s, sizeof(float));
+  const auto a = baselines::random_values<float>(std::size_t(bytes.a / 4), 12345);
+  const auto b = baselines::random_values<float>(std::size_t(bytes.b / 4), 12346);
+  std::vector<float> wide_a, wide_b;
+  const bool bf16 = type == blas::operand_type::bfloat16;
+  p->a_bits = bf16 ? bits_of<rt::bfloat16>(a, wide_a) : bits_of<rt::float16>(a, wide_a);
+  p->b_bits = bf16 ? bits_of<rt::bfloat16>(b, wide_b) : bits_of<rt::float16>(b, wide_b);
+  p->reference.assign(std::size_t(bytes.c / 4), 0.f);
+  baselines::host_gemm(s, wide_a.data(), wide_b.data(), p->reference.data());
+  auto& ctx = rt::context::get();
+  p->a = rt::device_buffer(ctx, p->a_bits.size() * 2), p->b = rt::device_buffer(ctx, p->b_bits.size() * 2);
+  p->c = rt::device_buffer(ctx, std::size_t(bytes.c));
+  p->a.write(0, p->a.bytes(), p->a_bits.data()), p->b.write(0, p->b.bytes(), p->b_bits.data());
+  return *problems.emplace(key, std::move(p)).first->second;
+}
+
+void bench_tessera16(benchmark::State& state, gemm_shape s, blas::operand_type type) {
+  auto& p = operands16_for(s, type);
+  auto& ctx = rt::context::get();
+  blas::gemm_arguments<float> args;
+  args.trans_a = s.trans_a ? blas::transpose::trans : blas::transpose::none;
+  args.trans_b = s.trans_b ? blas::transpose::trans : blas::transpose::none;
+  args.m = s.m, args.n = s.n, args.k = s.k, args.batch_count = s.batch, args.operands = type;
+  try {
+    const auto chosen = blas::default_params_for(args, ctx);
+    state.SetLabel(blas::to_string(chosen));
+    const auto gemm =
+        baselines::tessera_gemm<float>("tessera", ctx, chosen, s, p.a, p.b, p.c, blas::math_mode::exact, type);
+    measure<float>(state, s, p.reference, *gemm, baselines::gemm_tolerance<float>(s.k));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void bench_cublas16(benchmark::State& state, gemm_shape s, blas::operand_type type) {
+  auto& p = operands16_for(s, type);
+  const auto gemm = baselines::cublas_gemm16(s, p.a_bits, p.b_bits, type);
+  if (!gemm) {
+    state.SkipWithError("no CUDA device");
+    return;
+  }
+  measure<float>(state, s, p.reference, *gemm, baselines::gemm_tolerance<float>(s.k));
 }
 
 template <typename T>
@@ -142,7 +228,8 @@ std::vector<std::string> split(const char* text, char sep) {
 }
 
 template <typename T>
-void register_shape(const gemm_shape& s, const std::vector<blas::gemm_params>& extra, bool cuda, bool tf32) {
+void register_shape(const gemm_shape& s, const std::vector<blas::gemm_params>& extra, bool cuda, bool tf32,
+                    bool sixteen_bit) {
   const std::string type = std::is_same_v<T, float> ? "float" : "double";
   const auto name = [&](const std::string& impl) { return fmt::format("{}/{}/{}", impl, type, bench_name(s)); };
   const auto tune = [](benchmark::internal::Benchmark* b) {
@@ -168,6 +255,15 @@ void register_shape(const gemm_shape& s, const std::vector<blas::gemm_params>& e
       tune(benchmark::RegisterBenchmark(name("cublas_tf32").c_str(),
                                         [s](benchmark::State& st) { bench_cublas<T>(st, s, mode); }));
   }
+  if (sixteen_bit && std::is_same_v<T, float>)
+    for (const auto type : {blas::operand_type::float16, blas::operand_type::bfloat16}) {
+      const std::string suffix = type == blas::operand_type::float16 ? "_fp16" : "_bf16";
+      tune(benchmark::RegisterBenchmark(name("tessera" + suffix).c_str(),
+                                        [s, type](benchmark::State& st) { bench_tessera16(st, s, type); }));
+      if (cuda)
+        tune(benchmark::RegisterBenchmark(name("cublas" + suffix).c_str(),
+                                          [s, type](benchmark::State& st) { bench_cublas16(st, s, type); }));
+    }
 }
 
 // Prints the driver's report of each configuration's kernel (NVIDIA: ptxas registers, spills).
@@ -205,6 +301,7 @@ int main(int argc, char** argv) {
   if (transposes.empty()) transposes = {"nn"};
   const bool with_double = std::getenv("TESSERA_BENCH_DOUBLE") != nullptr;
   const bool with_tf32 = std::getenv("TESSERA_BENCH_TF32") != nullptr;
+  const bool with_16bit = std::getenv("TESSERA_BENCH_16BIT") != nullptr;
   const bool cuda = baselines::cublas_available();
 
   std::vector<gemm_shape> shapes;
@@ -215,9 +312,9 @@ int main(int argc, char** argv) {
   shapes.push_back({false, false, 8192, 64, 8192});  // tall-skinny
   shapes.push_back({false, false, 64, 8192, 8192});
   shapes.push_back({false, false, 64, 64, 64, 256});  // small batched
-  for (const auto& s : shapes) register_shape<float>(s, extra, cuda, with_tf32);
+  for (const auto& s : shapes) register_shape<float>(s, extra, cuda, with_tf32, with_16bit);
   if (with_double)
-    for (const auto& s : shapes) register_shape<double>(s, extra, cuda, false);
+    for (const auto& s : shapes) register_shape<double>(s, extra, cuda, false, false);
 
   if (std::getenv("TESSERA_BENCH_BUILD_LOG")) {
     std::vector<blas::gemm_params> all = extra;

@@ -60,9 +60,23 @@ std::int64_t span_elements(const operand_shape& s, std::int64_t offset, std::int
                               operation);
 }
 
+// The elements of one operand: their size and OpenCL's name (in messages).
+struct element_kind {
+  std::int64_t bytes;
+  std::string_view name;
+};
+
 template <typename T>
-void check_operand(const operand_shape& s, const device_buffer* buffer, std::int64_t offset, std::int64_t ld,
-                   std::int64_t stride, std::int64_t batch, bool used) {
+element_kind element_of(operand_type type) {
+  switch (type) {
+    case operand_type::float16: return {2, "float16"};
+    case operand_type::bfloat16: return {2, "bfloat16"};
+    default: return {std::int64_t(sizeof(T)), type_name<T>()};
+  }
+}
+
+void check_operand(const operand_shape& s, const element_kind& element, const device_buffer* buffer,
+                   std::int64_t offset, std::int64_t ld, std::int64_t stride, std::int64_t batch, bool used) {
   if (ld < std::max<std::int64_t>(1, s.rows))
     fail(fmt::format("{} = {} is less than the {} rows of {} ({}); it must be at least max(1, rows)", s.ld_name, ld,
                      s.rows, s.name, s.rows_why));
@@ -71,11 +85,11 @@ void check_operand(const operand_shape& s, const device_buffer* buffer, std::int
   if (!used) return;
   if (buffer == nullptr) fail(fmt::format("{} is missing (a null buffer)", s.name));
   const std::int64_t need = span_elements(s, offset, ld, stride, batch);
-  const std::int64_t have = static_cast<std::int64_t>(buffer->bytes() / sizeof(T));
+  const std::int64_t have = static_cast<std::int64_t>(buffer->bytes()) / element.bytes;
   if (need > have)
     fail(fmt::format("buffer {} holds {} {} elements, but {} = {}, {} = {}, {} = {} and batch_count = {} "
                      "for a {} x {} matrix need {}",
-                     s.name, have, type_name<T>(), s.offset_name, offset, s.ld_name, ld, s.stride_name, stride, batch,
+                     s.name, have, element.name, s.offset_name, offset, s.ld_name, ld, s.stride_name, stride, batch,
                      s.rows, s.cols, need));
 }
 
@@ -86,6 +100,14 @@ std::string transpose_why(const char* flag, transpose t, const char* dim, std::i
 }  // namespace
 
 std::string_view to_string(math_mode mode) { return mode == math_mode::tf32 ? "tf32" : "exact"; }
+
+std::string_view to_string(operand_type type) {
+  switch (type) {
+    case operand_type::float16: return "float16";
+    case operand_type::bfloat16: return "bfloat16";
+    default: return "float32";
+  }
+}
 
 template <device_scalar T>
 void validate(const gemm_arguments<T>& args) {
@@ -119,9 +141,13 @@ void validate(const gemm_arguments<T>& args) {
   const std::int64_t a_offset = runtime::checked_size(args.a_offset, "a_offset", operation);
   const std::int64_t b_offset = runtime::checked_size(args.b_offset, "b_offset", operation);
   const std::int64_t c_offset = runtime::checked_size(args.c_offset, "c_offset", operation);
-  check_operand<T>(a, args.a, a_offset, args.lda, args.stride_a, batch, ab_used);
-  check_operand<T>(b, args.b, b_offset, args.ldb, args.stride_b, batch, ab_used);
-  check_operand<T>(c, args.c, c_offset, args.ldc, args.stride_c, batch, c_used);
+  if (args.operands != operand_type::float32 && !std::is_same_v<T, float>)
+    fail(fmt::format("operands = {}: 16-bit A and B are for float calls (C in float), not {}", to_string(args.operands),
+                     type_name<T>()));
+  const element_kind ab_element = element_of<T>(args.operands), c_element = element_of<T>(operand_type::float32);
+  check_operand(a, ab_element, args.a, a_offset, args.lda, args.stride_a, batch, ab_used);
+  check_operand(b, ab_element, args.b, b_offset, args.ldb, args.stride_b, batch, ab_used);
+  check_operand(c, c_element, args.c, c_offset, args.ldc, args.stride_c, batch, c_used);
   if (c_used && batch > 1 && args.stride_c < (args.n - 1) * args.ldc + args.m)
     fail(fmt::format("stride_c = {} makes the batch entries of C overlap: it must be at least "
                      "(n - 1) * ldc + m = {}",
@@ -131,13 +157,14 @@ void validate(const gemm_arguments<T>& args) {
   const runtime::context* ctx = args.c->owner();
   if (ab_used && (args.a->owner() != ctx || args.b->owner() != ctx))
     fail("A, B and C must live in the same tessera context");
-  // C must not share memory with A or B: the kernel reads them while C is written.
+  // C must not share memory with A or B: the kernel reads them while C is written. In bytes: A
+  // and B may hold 16-bit values.
   const auto overlaps = [&](const device_buffer* x, std::int64_t x_offset, const operand_shape& xs, std::int64_t ld,
                             std::int64_t stride) {
     if (!ab_used || x->handle()() != args.c->handle()()) return false;
-    const std::int64_t x_end = span_elements(xs, x_offset, ld, stride, batch);
-    const std::int64_t c_end = span_elements(c, c_offset, args.ldc, args.stride_c, batch);
-    return x_offset < c_end && c_offset < x_end;
+    const std::int64_t x_end = span_elements(xs, x_offset, ld, stride, batch) * ab_element.bytes;
+    const std::int64_t c_end = span_elements(c, c_offset, args.ldc, args.stride_c, batch) * c_element.bytes;
+    return x_offset * ab_element.bytes < c_end && c_offset * c_element.bytes < x_end;
   };
   if (overlaps(args.a, a_offset, a, args.lda, args.stride_a))
     fail("C overlaps A in the same buffer (BLAS requires distinct memory)");
@@ -172,16 +199,24 @@ std::string kernel_options(const gemm_params& p, const gemm_arguments<T>& args) 
                                          extent(tb ? args.n : args.k, tb ? args.k : args.n, args.ldb),
                                          extent(args.m, args.n, args.ldc)});
   const bool wide_index = largest > int_max - 1024;
-  // The mma family copies operands in 16-byte chunks where they are aligned to 4 elements.
-  const int vw = p.family == gemm_family::mma ? 4 : p.vector_width;
+  const int ab_bytes = operand_bytes(args.operands, sizeof(T));
+  // The mma family copies operands in 16-byte chunks where they are aligned to 16 bytes.
+  const int vw = p.family == gemm_family::mma ? 16 / ab_bytes : p.vector_width;
   // What the call decides, then what the configuration does (gemm_params.def, gemm_rules.def).
-  return fmt::format("-DREAL={} -DIS_DOUBLE={} -DTRANS_A={} -DTRANS_B={} -DIDX={} -DA_ALIGNED={} -DB_ALIGNED={} "
+  // A and B of 16 bits are ushort to OpenCL (MMA_INPUT says which format: 0 float in TF32, 1
+  // float16, 2 bfloat16); the rules' element size is theirs.
+  const std::string operands =
+      args.operands == operand_type::float32
+          ? std::string()
+          : fmt::format("-DOPERAND_REAL=ushort -DMMA_INPUT={} ", args.operands == operand_type::float16 ? 1 : 2);
+  return fmt::format("-DREAL={} -DIS_DOUBLE={} {}-DTRANS_A={} -DTRANS_B={} -DIDX={} -DA_ALIGNED={} -DB_ALIGNED={} "
                      "-DC_ALIGNED={} {}",
-                     type_name<T>(), std::is_same_v<T, double> ? 1 : 0, int(ta), int(tb), wide_index ? "long" : "int",
+                     type_name<T>(), std::is_same_v<T, double> ? 1 : 0, operands, int(ta), int(tb),
+                     wide_index ? "long" : "int",
                      int(vector_aligned(vw, args.a_offset, args.lda, args.stride_a, batch)),
                      int(vector_aligned(vw, args.b_offset, args.ldb, args.stride_b, batch)),
                      int(vector_aligned(vw, args.c_offset, args.ldc, args.stride_c, batch)),
-                     kernel_defines(p, sizeof(T)));
+                     kernel_defines(p, ab_bytes));
 }
 
 std::string program_source(gemm_family family, std::string_view epilogue_source = {}) {
@@ -234,16 +269,22 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
   }
   if (std::is_same_v<T, double>) runtime::require_fp64(ctx.device());
   // Precision is the caller's choice: a configuration never lowers it on its own.
-  if (p.family == gemm_family::mma && !(std::is_same_v<T, float> && args.math == math_mode::tf32))
+  const bool sixteen_bit = args.operands != operand_type::float32;
+  if (p.family == gemm_family::mma && !sixteen_bit && !(std::is_same_v<T, float> && args.math == math_mode::tf32))
     fail(fmt::format("configuration '{}' multiplies in TF32 on tensor cores, but the call's math mode is {} for {}: "
                      "pass math_mode::tf32 (float only) or use another family",
                      to_string(p), to_string(args.math), type_name<T>()));
-  const auto broken = check_gemm_rules(p, sizeof(T), device_limits(ctx.device()));
+  if (sixteen_bit && p.family != gemm_family::mma)
+    fail(fmt::format("configuration '{}' reads float operands, but A and B hold {} values: only the mma family "
+                     "reads 16-bit operands",
+                     to_string(p), to_string(args.operands)));
+  const int ab_bytes = operand_bytes(args.operands, sizeof(T));
+  const auto broken = check_gemm_rules(p, ab_bytes, device_limits(ctx.device()));
   if (!broken.empty()) {
     std::string why;
     for (const auto& v : broken) why += fmt::format("\n  rule '{}': {}", v.rule, v.message);
     throw unsupported_error(fmt::format("tessera::blas::gemm: configuration '{}' does not fit {} for {}:{}",
-                                        to_string(p), ctx.device().name, type_name<T>(), why));
+                                        to_string(p), ctx.device().name, element_of<T>(args.operands).name, why));
   }
   // Split-K's workspace holds a chunk of batch entries (see the launches below) at a time.
   const std::int64_t split_chunk = std::min<std::int64_t>(batch, 65535 / std::max(p.split_k, 1));
@@ -253,7 +294,7 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
                          workspace_bytes > static_cast<std::int64_t>(ctx.device().max_allocation_bytes))))
     p.split_k = 1;
   const auto built = get_kernel(ctx, p, args, epilogue);
-  const gemm_rule_values d = derive(p, sizeof(T));
+  const gemm_rule_values d = derive(p, ab_bytes);
   if (static_cast<std::int64_t>(built->max_work_group_size()) < d.work_group_size)
     throw unsupported_error(fmt::format(
         "tessera::blas::gemm: configuration '{}' needs work-groups of {} work-items, but its kernel runs at most "
@@ -373,25 +414,25 @@ template <device_scalar T>
 gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::context& ctx) {
   const gemm_problem_shape shape{args.m, args.n, args.k, args.batch_count, args.trans_a == transpose::trans,
                                  args.trans_b == transpose::trans};
-  if (std::is_same_v<T, float> && args.math == math_mode::tf32) {
-    // A tensor-core block is large (64 x 64 to 256 x 128 of C): where the entry's blocks would
-    // not give every compute unit one, the smallest TF32 blocks (the "small" class's entry) are
-    // tried, and where those do not either, the exact path (which has split-K) serves. Measured
-    // on an H200: 1024^3 41 -> 58 TFLOP/s with 64 x 64 blocks; 8192 x 64 x 8192 7.4 in TF32
-    // against 22.7 exact (benchmark/RESULTS.md, issue 13).
-    const auto blocks = [&](const gemm_params& p) {
-      const gemm_rule_values d = derive(p, sizeof(T));
-      return ((args.m + d.block_rows - 1) / d.block_rows) * ((args.n + d.block_cols - 1) / d.block_cols) *
-             std::max<index_t>(args.batch_count, 1);
-    };
-    const std::int64_t units = std::max<std::int64_t>(ctx.device().compute_units, 1);
-    const gemm_problem_shape smallest{1, 1, 1, 1, shape.trans_a, shape.trans_b};
-    for (const auto& candidate : {shape, smallest})
-      if (const auto tf32 = choose_default(ctx.device(), sizeof(T), candidate, "tf32");
-          tf32.entry != nullptr && blocks(tf32.params) >= units)
-        return tf32.params;
-  }
-  return choose_default(ctx.device(), sizeof(T), shape).params;
+  const bool sixteen_bit = args.operands != operand_type::float32;
+  if (!sixteen_bit && !(std::is_same_v<T, float> && args.math == math_mode::tf32))
+    return choose_default(ctx.device(), sizeof(T), shape).params;
+  // Tensor cores, where their blocks are not too few (choose_tensor_core_default).
+  const int ab_bytes = operand_bytes(args.operands, sizeof(T));
+  const std::string_view precision = args.operands == operand_type::float16    ? "fp16"
+                                     : args.operands == operand_type::bfloat16 ? "bf16"
+                                                                               : "tf32";
+  const auto& device = ctx.device();
+  const auto pick = choose_tensor_core_default(gemm_defaults_table(), describe_device(device), device_limits(device),
+                                               ab_bytes, shape, precision, device.compute_units);
+  if (pick.entry != nullptr) return pick.params;
+  if (!sixteen_bit) return choose_default(ctx.device(), sizeof(T), shape).params;
+  // 16-bit operands have no other path: the precision's own entry, however few its blocks.
+  if (const auto own = choose_default(ctx.device(), ab_bytes, shape, precision); own.entry != nullptr) return own.params;
+  throw unsupported_error(fmt::format(
+      "tessera::blas::gemm: A and B hold {} values, which only tensor cores multiply here (the mma family: NVIDIA, "
+      "compute capability 8.0 and up), and {} has none that fits: convert them to float",
+      to_string(args.operands), ctx.device().name));
 }
 
 template <device_scalar T>

@@ -13,6 +13,11 @@
 #endif
 
 typedef REAL real;
+// A and B: real, or (OPERAND_REAL=ushort, the mma family only) 16-bit values.
+#ifndef OPERAND_REAL
+#define OPERAND_REAL real
+#endif
+typedef OPERAND_REAL operand_real;
 #define VW VECTOR_WIDTH  // the kernels' shorthand
 #define GEMM_CAT_(a, b) a##b
 #define GEMM_CAT(a, b) GEMM_CAT_(a, b)
@@ -78,14 +83,14 @@ typedef GEMM_CAT(REAL, VW) realv;
 // are in elements; batch entry b starts at base + offset + b * stride.
 #define GEMM_PARAMETERS                                                                    \
   const int M, const int N, const int K, const real alpha,                                 \
-  const global real* restrict A_base, const ulong a_offset, const int lda, const ulong a_stride, \
-  const global real* restrict B_base, const ulong b_offset, const int ldb, const ulong b_stride, \
+  const global operand_real* restrict A_base, const ulong a_offset, const int lda, const ulong a_stride, \
+  const global operand_real* restrict B_base, const ulong b_offset, const int ldb, const ulong b_stride, \
   const real beta, global real* C_base, const ulong c_offset, const int ldc, const ulong c_stride, \
   const int batch_count GEMM_EPILOGUE_PARAMETERS
 
 #define GEMM_BATCH_POINTERS(batch)                                                      \
-  const global real* restrict A = A_base + a_offset + (ulong)(batch) * a_stride;        \
-  const global real* restrict B = B_base + b_offset + (ulong)(batch) * b_stride;        \
+  const global operand_real* restrict A = A_base + a_offset + (ulong)(batch) * a_stride; \
+  const global operand_real* restrict B = B_base + b_offset + (ulong)(batch) * b_stride; \
   global real* C = C_base + c_offset + (ulong)(batch) * c_stride
 
 // Position (lr, lc) of this work-item in the WG_ROWS x WG_COLS grid. Consecutive

@@ -163,8 +163,8 @@ gemm_default_entry entry_from_json(const nlohmann::json& e, const std::string& w
   entry.level = parse_level(one_of("level", {"name", "architecture", "vendor", "type", "any"}));
   entry.match = text("match", true, "");
   if (!e.contains("element_bytes") || !e["element_bytes"].is_number_integer() ||
-      (e["element_bytes"] != 0 && e["element_bytes"] != 4 && e["element_bytes"] != 8))
-    bad_defaults(where + ".element_bytes", "expected 0, 4 or 8");
+      (e["element_bytes"] != 0 && e["element_bytes"] != 2 && e["element_bytes"] != 4 && e["element_bytes"] != 8))
+    bad_defaults(where + ".element_bytes", "expected 0, 2 (16-bit operands), 4 or 8");
   entry.element_bytes = e["element_bytes"].get<int>();
   entry.transposes = one_of("transposes", {"nn", "nt", "tn", "tt", "any"});
   entry.problem = one_of("problem", {"small", "medium", "large", "batched", "any"});
@@ -309,6 +309,24 @@ gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table,
   }
   // No entry of another precision fits: the caller falls back to the element type's own.
   return precision == "default" ? last_resort() : gemm_default_choice{{}, nullptr};
+}
+
+gemm_default_choice choose_tensor_core_default(const std::vector<gemm_default_entry>& table,
+                                               const gemm_device_key& key, const gemm_limits& limits,
+                                               int element_bytes, const gemm_problem_shape& shape,
+                                               std::string_view precision, std::int64_t compute_units) {
+  const auto blocks = [&](const gemm_params& p) {
+    const gemm_rule_values d = derive(p, element_bytes);
+    return ((shape.m + d.block_rows - 1) / d.block_rows) * ((shape.n + d.block_cols - 1) / d.block_cols) *
+           std::max<std::int64_t>(shape.batch, 1);
+  };
+  const std::int64_t units = std::max<std::int64_t>(compute_units, 1);
+  const auto own = choose_default(table, key, limits, element_bytes, shape, precision);
+  if (own.entry != nullptr && 2 * blocks(own.params) >= units) return own;
+  const auto smallest =
+      choose_default(table, key, limits, element_bytes, {1, 1, 1, 1, shape.trans_a, shape.trans_b}, precision);
+  if (smallest.entry != nullptr && blocks(smallest.params) >= units) return smallest;
+  return {{}, nullptr};
 }
 
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes,

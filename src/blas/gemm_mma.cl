@@ -1,7 +1,9 @@
 // tessera GEMM family mma: tensor cores through mma.sync in inline PTX (NVIDIA, compute
-// capability 8.0 and up), float operands multiplied in TF32 with float accumulation. The host
-// builds it only where the rules of gemm_rules.def hold (tensor_cores, float elements) and only
-// for calls whose math mode allows TF32 (src/blas/gemm.cpp): no other device sees the PTX.
+// capability 8.0 and up) with float accumulation: float operands multiplied in TF32
+// (MMA_INPUT 0, m16n8k8), or 16-bit ones (OPERAND_REAL ushort; MMA_INPUT 1 float16, 2 bfloat16:
+// m16n8k16, exact products). The host builds it only where the rules of gemm_rules.def hold
+// (tensor_cores, element sizes) and only for calls that asked for TF32 or hold 16-bit operands
+// (src/blas/gemm.cpp): no other device sees the PTX.
 //
 // A work-group of WG_ROWS x WG_COLS warps computes a BLOCK_ROWS x BLOCK_COLS block of C; each
 // warp an ITEM_ROWS x ITEM_COLS block made of m16n8k8 products. K advances in tiles of K_TILE:
@@ -12,40 +14,63 @@
 // Local tiles are [strided][contiguous], each operand stored as its matrix is (the copies run
 // along the contiguous dimension), padded so that fragment loads are free of bank conflicts.
 // Fragments: ldmatrix where a fragment's pairs run along the stored rows (A transposed, B not),
-// scalar or 64-bit loads where they run across them (ldmatrix's .trans moves 16-bit values only).
+// its .trans form for 16-bit values across them, and for 32-bit values across them scalar or
+// 64-bit loads (ldmatrix's .trans moves 16-bit values only).
 //
 // Edges: a copy of a chunk past the matrix (in M, N or K) reads only the bytes inside it and
 // cp.async fills the rest with zeros, so partial tiles add nothing; the store checks each
-// element. Tiles wholly inside the matrices skip those checks. A_ALIGNED / B_ALIGNED (the host's decision: offsets, leading dimensions and batch
-// strides multiples of 4 elements) allow 16-byte copies; otherwise each element is copied alone.
-// The mma K step is 8; the tiles' K is zero-padded, so any K works.
+// element. Tiles wholly inside the matrices skip those checks. A_ALIGNED / B_ALIGNED (the
+// host's decision: offsets, leading dimensions and batch strides multiples of 16 bytes) allow
+// 16-byte copies; otherwise each element is copied alone (4-byte cp.async for floats, a load
+// and a local store for 16-bit values, below cp.async's smallest copy). The mma K step is 8
+// (16 for 16-bit values); the tiles' K is zero-padded, so any K works.
 
 #define WARP 32
 #define THREADS (WARP * WG_ROWS * WG_COLS)
 #define MT (ITEM_ROWS / 16)  // 16-row fragments of a warp's block
 #define NT8 (ITEM_COLS / 8)  // 8-column fragments
+#ifndef MMA_INPUT
+#define MMA_INPUT 0
+#endif
+#if MMA_INPUT == 0
+#define ELEM_BYTES 4
 #define MMA_K 8
+#define MMA_OP "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+#elif MMA_INPUT == 1
+#define ELEM_BYTES 2
+#define MMA_K 16
+#define MMA_OP "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+#else
+#define ELEM_BYTES 2
+#define MMA_K 16
+#define MMA_OP "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+#endif
 #define KSTEPS (K_TILE / MMA_K)
+#define CHUNK16 (16 / ELEM_BYTES)  // elements per 16-byte copy
 #define GROUP_M 8  // block rows whose work-groups run next to each other (B panels shared in L2)
 
 #define MMA_STR_(x) #x
 #define MMA_STR(x) MMA_STR_(x)
 
 #if A_ALIGNED
-#define A_CHUNK 4
+#define A_CHUNK CHUNK16
 #else
 #define A_CHUNK 1
 #endif
 #if B_ALIGNED
-#define B_CHUNK 4
+#define B_CHUNK CHUNK16
 #else
 #define B_CHUNK 1
 #endif
 
 // Row padding: 32-bit fragments read with scalar loads want rows of 8 (mod 32) words; rows read
 // with ldmatrix want an odd number of 16-byte units (and 16-byte aligned rows).
+#define MATRIX_PAD CHUNK16
+#if ELEM_BYTES == 4
 #define SCALAR_PAD 8
-#define MATRIX_PAD 4
+#else
+#define SCALAR_PAD MATRIX_PAD  // 16-bit fragments are all read with ldmatrix
+#endif
 #if TRANS_A
 #define A_ROWS BLOCK_ROWS  // [m][k]
 #define A_COLS K_TILE
@@ -72,7 +97,7 @@
 #define B_COPIES (B_ROWS * B_COLS / B_CHUNK / THREADS)
 
 #if KSTEPS % 2 != 0
-#error "gemm_mma: the pipelined loop alternates two fragment buffers per k-step, so K_TILE / 8 must be even"
+#error "gemm_mma: the pipelined loop alternates two fragment buffers per k-step, so K_TILE / MMA_K must be even"
 #endif
 
 // A local pointer converted to an integer is its offset in the shared window, which the
@@ -80,21 +105,30 @@
 inline uint mma_local_address(const local void* p) { return (uint)(size_t)p; }
 
 // cp.async of `bytes` (0 to the copy's size) from src; the rest of the copy is zero-filled.
-inline void mma_copy16(local float* dst, const global float* src, const uint bytes) {
+inline void mma_copy16(local void* dst, const global void* src, const uint bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(mma_local_address(dst)), "l"(src), "r"(bytes));
 }
-inline void mma_copy4(local float* dst, const global float* src, const uint bytes) {
+inline void mma_copy4(local void* dst, const global void* src, const uint bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(mma_local_address(dst)), "l"(src), "r"(bytes));
 }
+// One element: cp.async for floats; a 16-bit value is read and stored (the barrier before its
+// stage is read covers the store as the wait covers the copies).
+#if ELEM_BYTES == 4
+#define MMA_COPY_ONE(dst, src, inside) mma_copy4((dst), (src), (inside) ? 4u : 0u)
+#else
+#define MMA_COPY_ONE(dst, src, inside) *(dst) = (inside) ? *(src) : (operand_real)0
+#endif
+#define MMA_COPY(chunk, dst, src, elements)                                          \
+  if (chunk == CHUNK16) mma_copy16((dst), (src), (uint)(elements) * ELEM_BYTES);     \
+  else MMA_COPY_ONE((dst), (src), (elements) > 0);
 
-// Copies elements [position, position + CHUNK) of stored column `line` (a column-major matrix's
+// Copies elements [position, position + chunk) of stored column `line` (a column-major matrix's
 // column: op's K or M/N index) into dst; what lies past line_end or position_end reads as zero.
 #define MMA_COPY_CHUNK(chunk, dst, base, ld, line, line_end, position, position_end)                     \
   {                                                                                                      \
     const int left_ = (line) < (line_end) ? clamp((position_end) - (position), 0, chunk) : 0;             \
-    const global float* src_ = left_ > 0 ? (base) + (IDX)(line) * (ld) + (position) : (base);            \
-    if (chunk == 4) mma_copy16((dst), src_, (uint)left_ * 4u);                                           \
-    else mma_copy4((dst), src_, (uint)left_ * 4u);                                                       \
+    const global operand_real* src_ = left_ > 0 ? (base) + (IDX)(line) * (ld) + (position) : (base);     \
+    MMA_COPY(chunk, dst, src_, left_)                                                                    \
   }
 
 #define LDMATRIX_X4(r0, r1, r2, r3, p)                                                    \
@@ -103,8 +137,8 @@ inline void mma_copy4(local float* dst, const global float* src, const uint byte
                : "r"(mma_local_address(p)))
 
 kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void tessera_gemm(GEMM_PARAMETERS) {
-  local float a_sh[STAGES * A_STAGE] __attribute__((aligned(16)));
-  local float b_sh[STAGES * B_STAGE] __attribute__((aligned(16)));
+  local operand_real a_sh[STAGES * A_STAGE] __attribute__((aligned(16)));
+  local operand_real b_sh[STAGES * B_STAGE] __attribute__((aligned(16)));
   const int tid = (int)get_local_id(0) + (int)get_local_id(1) * WARP * WG_ROWS;
   const int lane = tid & 31;
   const int g = lane >> 2, t = lane & 3;    // the mma fragments' row group and column pair
@@ -151,8 +185,8 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
 #else
 #define B_COPY_INSIDE(dst, k0, s, c) B_CHUNK_COPY(dst, B + (IDX)(n0 + (s)) * ldb + (k0) + (c))
 #endif
-#define A_CHUNK_COPY(dst, src) if (A_CHUNK == 4) mma_copy16((dst), (src), 16u); else mma_copy4((dst), (src), 4u);
-#define B_CHUNK_COPY(dst, src) if (B_CHUNK == 4) mma_copy16((dst), (src), 16u); else mma_copy4((dst), (src), 4u);
+#define A_CHUNK_COPY(dst, src) MMA_COPY(A_CHUNK, dst, src, A_CHUNK)
+#define B_CHUNK_COPY(dst, src) MMA_COPY(B_CHUNK, dst, src, B_CHUNK)
 #define LOAD_STAGE_WITH(stage, tile, a_copy, b_copy)                                     \
   {                                                                                      \
     const int k0_ = (tile) * K_TILE;                                                     \
@@ -186,7 +220,27 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
 
   // Fragments of one k-step of the stage at as / bs into af[buf] / bf[buf]. The tensor cores
   // read the top 19 bits of each float (TF32, rounded toward zero).
+#if ELEM_BYTES == 2
+  // 16-bit values: each register holds two consecutive K of one row (A) or column (B).
+#define LDMATRIX_X4_TRANS(r0, r1, r2, r3, p)                                              \
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"      \
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)                                   \
+               : "r"(mma_local_address(p)))
 #if TRANS_A
+#define LOAD_A(buf, i, mb, ks) \
+  LDMATRIX_X4(af[buf][i][0], af[buf][i][1], af[buf][i][2], af[buf][i][3], as + ((mb) + (q & 1) * 8 + r8) * A_LD + (ks) + (q >> 1) * 8)
+#else
+#define LOAD_A(buf, i, mb, ks) \
+  LDMATRIX_X4_TRANS(af[buf][i][0], af[buf][i][1], af[buf][i][2], af[buf][i][3], as + ((ks) + (q >> 1) * 8 + r8) * A_LD + (mb) + (q & 1) * 8)
+#endif
+#if TRANS_B
+#define LOAD_B(buf, j, nb, ks) \
+  LDMATRIX_X4_TRANS(bf[buf][j][0], bf[buf][j][1], bf[buf][j + 1][0], bf[buf][j + 1][1], bs + ((ks) + (q & 1) * 8 + r8) * B_LD + (nb) + (q >> 1) * 8)
+#else
+#define LOAD_B(buf, j, nb, ks) \
+  LDMATRIX_X4(bf[buf][j][0], bf[buf][j][1], bf[buf][j + 1][0], bf[buf][j + 1][1], bs + ((nb) + (q >> 1) * 8 + r8) * B_LD + (ks) + (q & 1) * 8)
+#endif
+#elif TRANS_A
 #define LOAD_A(buf, i, mb, ks) \
   LDMATRIX_X4(af[buf][i][0], af[buf][i][1], af[buf][i][2], af[buf][i][3], as + ((mb) + (q & 1) * 8 + r8) * A_LD + (ks) + (q >> 1) * 4)
 #elif PAIRED_ROWS
@@ -211,6 +265,7 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
     af[buf][i][3] = as_uint(p_[4 * A_LD + 8]);                 \
   }
 #endif
+#if ELEM_BYTES == 4  // 32-bit B fragments (16-bit ones are above)
 #if TRANS_B
 #if PAIRED_ROWS
   // Fragments j and j + 1 take the stored columns 2g and 2g + 1 of their 16 (C_COL follows).
@@ -237,6 +292,7 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
 #define LOAD_B(buf, j, nb, ks) \
   LDMATRIX_X4(bf[buf][j][0], bf[buf][j][1], bf[buf][j + 1][0], bf[buf][j + 1][1], bs + ((nb) + (q >> 1) * 8 + r8) * B_LD + (ks) + (q & 1) * 4)
 #endif
+#endif  // ELEM_BYTES
 #define LOAD_FRAGMENTS(buf, ks)                                                              \
   {                                                                                          \
     _Pragma("unroll") for (int i_ = 0; i_ < MT; ++i_) LOAD_A(buf, i_, wm + i_ * 16, ks);     \
@@ -244,7 +300,7 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
   }
 #define MMA_STEP(buf)                                                                                \
   _Pragma("unroll") for (int i_ = 0; i_ < MT; ++i_) _Pragma("unroll") for (int j_ = 0; j_ < NT8; ++j_) \
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" \
+    asm(MMA_OP " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                               \
         : "+f"(acc[i_][j_][0]), "+f"(acc[i_][j_][1]), "+f"(acc[i_][j_][2]), "+f"(acc[i_][j_][3])     \
         : "r"(af[buf][i_][0]), "r"(af[buf][i_][1]), "r"(af[buf][i_][2]), "r"(af[buf][i_][3]),       \
           "r"(bf[buf][j_][0]), "r"(bf[buf][j_][1]));
@@ -256,8 +312,8 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
   // the stage the barrier freed is issued at the start of each tile.
   asm volatile("cp.async.wait_group " MMA_STR(STAGES - 2) ";" ::);
   barrier(CLK_LOCAL_MEM_FENCE);
-  const local float* as = a_sh;
-  const local float* bs = b_sh;
+  const local operand_real* as = a_sh;
+  const local operand_real* bs = b_sh;
   LOAD_FRAGMENTS(0, 0)
   for (int tile = 0; tile < tiles; ++tile) {
 #pragma unroll
@@ -283,12 +339,12 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
 
   // Where product element (h, e) of fragment (i, j) lands: h picks the fragment's row g or g + 8,
   // e its column 2t or 2t + 1 (permuted where the operand's fragments were paired).
-#if PAIRED_ROWS && !TRANS_A
+#if PAIRED_ROWS && !TRANS_A && ELEM_BYTES == 4
 #define C_ROW(i, h) (m0 + wm + (i) * 16 + 2 * g + (h))
 #else
 #define C_ROW(i, h) (m0 + wm + (i) * 16 + g + 8 * (h))
 #endif
-#if PAIRED_ROWS && TRANS_B
+#if PAIRED_ROWS && TRANS_B && ELEM_BYTES == 4
 #define C_COL(j, e) (n0 + wn + ((j) & ~1) * 8 + 2 * (2 * t + (e)) + ((j) & 1))
 #else
 #define C_COL(j, e) (n0 + wn + (j) * 8 + 2 * t + (e))

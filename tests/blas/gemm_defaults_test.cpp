@@ -48,8 +48,8 @@ TEST(GemmDefaults, DeviceKeysNormaliseVendorAndArchitecture) {
 
 TEST(GemmDefaults, EveryEntryIsValidForItsPrecisions) {
   for (const auto& e : blas::gemm_defaults_table()) {
-    for (int bytes : {4, 8}) {
-      if (e.element_bytes != 0 && e.element_bytes != bytes) continue;
+    for (int bytes : {2, 4, 8}) {
+      if (e.element_bytes != bytes && !(e.element_bytes == 0 && bytes != 2)) continue;
       EXPECT_THAT(blas::check_gemm_rules(e.params, bytes), ::testing::ElementsAre())
           << blas::to_string(e.params) << " for " << bytes << "-byte elements";
     }

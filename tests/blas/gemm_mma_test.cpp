@@ -5,6 +5,7 @@
 // offsets, batches and a fused epilogue, against OpenBLAS within the TF32 bound.
 #include <tessera/blas/blas.hpp>
 #include <tessera/blas/gemm_defaults.hpp>
+#include <tessera/runtime/float16.hpp>
 #include <tessera/runtime/runtime.hpp>
 
 #include <gmock/gmock.h>
@@ -64,7 +65,7 @@ TEST(GemmMma, RulesKeepTheFamilyToTensorCoresAndFloat) {
     return names;
   };
   EXPECT_THAT(rules_broken(mma, 4, no_tensor_cores), ::testing::Contains("mma_needs_tensor_cores"));
-  EXPECT_THAT(rules_broken(mma, 8, h200_limits), ::testing::Contains("mma_float_elements"));
+  EXPECT_THAT(rules_broken(mma, 8, h200_limits), ::testing::Contains("mma_element_types"));
   // 5 stages of a 256 x 128 block with K tiles of 16 take 155 KiB: more than an RTX 3090's 99.
   EXPECT_THAT(rules_broken(mma, 4, rtx_limits), ::testing::Contains("mma_local_memory_limit"));
   EXPECT_THAT(rules_broken(blas::parse_gemm_params("mma cache_line_bytes=128 item=24x32 wg=2x2 stages=3"), 4,
@@ -121,6 +122,25 @@ TEST(GemmMma, EveryTf32PickForThousandsOfRandomShapesFitsItsDevice) {
     }
   }
   EXPECT_GT(mma_picks, 4000 * 2);  // the H200 and the A100 take the family at every shape
+}
+
+// Tensor-core blocks are large: where a shape's would leave most of an H200's 132 SMs idle,
+// the smallest blocks serve, or (TF32) the exact path; the figures behind it are in
+// choose_tensor_core_default's comment.
+TEST(GemmMma, FewBlocksTakeSmallerOnesOrTheExactPath) {
+  const auto& table = blas::gemm_defaults_table();
+  const auto pick = [&](const blas::gemm_problem_shape& shape, const char* precision = "tf32", int bytes = 4) {
+    const auto choice = blas::choose_tensor_core_default(table, h200_key, h200_limits, bytes, shape, precision, 132);
+    return choice.entry == nullptr ? std::string("exact") : blas::to_string(choice.params);
+  };
+  const auto text = [](const char* config) { return blas::to_string(blas::parse_gemm_params(config)); };
+  EXPECT_EQ(pick({2048, 2048, 2048}), text(mma_configs[0]));  // 128 blocks of 256 x 128
+  EXPECT_EQ(pick({1024, 1024, 1024}), text(mma_configs[2]));  // 32 of those: 256 of 64 x 64
+  EXPECT_EQ(pick({64, 64, 64, 256}), text(mma_configs[2]));   // a batch of 256 single blocks
+  EXPECT_EQ(pick({512, 512, 512}), "exact");                  // 64 blocks of 64 x 64
+  EXPECT_EQ(pick({8192, 64, 8192}), "exact");                 // 128 of them: a long K each
+  EXPECT_EQ(pick({8192, 8192, 8192}, "fp16", 2), text("mma cache_line_bytes=64 item=64x64 wg=2x4 stages=5"));
+  EXPECT_EQ(pick({8192, 8192, 8192}, "tf32", 4), text(mma_configs[0]));
 }
 
 TEST(GemmMma, TheFamilyNeedsTheCallsTf32MathMode) {
@@ -310,4 +330,215 @@ TEST(GemmMma, AFusedEpilogueRunsInTheStore) {
       EXPECT_NEAR(out[i + j * m], std::max(before, 0.f), std::ldexp(scale, -8)) << i << ", " << j;
     }
   EXPECT_GT(negative_before_relu, m * n / 4) << "the relu must matter";
+}
+
+// ---- 16-bit operands (float16, bfloat16; C in float) ------------------------------------
+
+namespace {
+
+const char* const mma16_configs[] = {
+    "mma cache_line_bytes=64 item=64x64 wg=2x4 stages=4",
+    "mma cache_line_bytes=64 item=32x32 wg=2x2 stages=3",
+    "mma cache_line_bytes=64 item=16x32 wg=1x2 stages=2",
+};
+
+// A call with A and B of 2-byte elements in buffers of the given sizes.
+blas::gemm_arguments<float> call16(const rt::device_buffer& a, const rt::device_buffer& b, rt::device_buffer& c,
+                                   int size, blas::operand_type type) {
+  blas::gemm_arguments<float> args = call_on(a, b, c, size, blas::math_mode::exact);
+  args.operands = type;
+  return args;
+}
+
+// Runs C = alpha op(A) op(B) + beta C with A and B stored as Half, checked element by element
+// against OpenBLAS on the same values widened to float: a product of two 16-bit values is
+// exact in float, so the bound is FP32 summation's alone.
+template <typename Half>
+void check_gemm16(const blas::gemm_params& params, blas::operand_type type, bool ta, bool tb, std::int64_t m,
+                  std::int64_t n, std::int64_t k, std::int64_t batch, bool aligned) {
+  SCOPED_TRACE(fmt::format("{} {}{} m={} n={} k={} batch={} {}", blas::to_string(type), ta ? 'T' : 'N',
+                           tb ? 'T' : 'N', m, n, k, batch, aligned ? "aligned" : "unaligned"));
+  auto& ctx = rt::context::get();
+  const std::int64_t a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
+  // Aligned: leading dimensions, offsets and strides in multiples of 8 elements (16 bytes).
+  const auto ld = [&](std::int64_t rows) { return aligned ? (rows + 7) / 8 * 8 : rows + 1 + (rows % 2 == 0); };
+  const std::int64_t lda = ld(a_rows), ldb = ld(b_rows), ldc = m + 3;
+  const std::int64_t offset = aligned ? 8 : 3, gap = aligned ? 16 : 5;
+  const std::int64_t stride_a = lda * a_cols + gap, stride_b = ldb * b_cols + gap, stride_c = ldc * n + 2;
+  const auto wide_a = tessera::testing::random_values<float>(std::size_t(offset + stride_a * batch));
+  const auto wide_b = tessera::testing::random_values<float>(std::size_t(offset + stride_b * batch));
+  const auto half_a = rt::to_16bit<Half>(wide_a), half_b = rt::to_16bit<Half>(wide_b);
+  const auto a = rt::to_float<Half>(half_a), b = rt::to_float<Half>(half_b);  // the values the device sees
+  const auto c0 = tessera::testing::random_values<float>(std::size_t(stride_c * batch));
+  rt::device_buffer da(ctx, half_a.size() * 2), db(ctx, half_b.size() * 2), dc(ctx, c0.size() * 4);
+  da.write(0, da.bytes(), half_a.data()), db.write(0, db.bytes(), half_b.data()), dc.write(0, dc.bytes(), c0.data());
+  blas::gemm_arguments<float> args;
+  args.trans_a = ta ? blas::transpose::trans : blas::transpose::none;
+  args.trans_b = tb ? blas::transpose::trans : blas::transpose::none;
+  args.m = m, args.n = n, args.k = k, args.alpha = 1.25f, args.beta = -0.5f, args.batch_count = batch;
+  args.a = &da, args.a_offset = offset, args.lda = lda, args.stride_a = stride_a;
+  args.b = &db, args.b_offset = offset, args.ldb = ldb, args.stride_b = stride_b;
+  args.c = &dc, args.ldc = ldc, args.stride_c = stride_c, args.operands = type;
+  blas::gemm_with(params, args).wait();
+  std::vector<float> out(c0.size());
+  dc.read(0, dc.bytes(), out.data());
+
+  std::vector<float> ref = c0, scale(c0.size(), 0.f), abs_a(a.size()), abs_b(b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) abs_a[i] = std::abs(a[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) abs_b[i] = std::abs(b[i]);
+  for (std::int64_t e = 0; e < batch; ++e) {
+    const std::size_t ao = offset + e * stride_a, bo = offset + e * stride_b, co = e * stride_c;
+    tessera::testing::cblas_gemm<float>(ta, tb, int(m), int(n), int(k), 1.25f, a.data() + ao, int(lda),
+                                        b.data() + bo, int(ldb), -0.5f, ref.data() + co, int(ldc));
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < m; ++i) scale[co + i + j * ldc] = 0.5f * std::abs(c0[co + i + j * ldc]);
+    tessera::testing::cblas_gemm<float>(ta, tb, int(m), int(n), int(k), 1.25f, abs_a.data() + ao, int(lda),
+                                        abs_b.data() + bo, int(ldb), 1.f, scale.data() + co, int(ldc));
+  }
+  const float tol = tessera::testing::tolerance<float>(std::size_t(k) + 2);
+  int failures = 0;
+  for (std::int64_t e = 0; e < batch; ++e)
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < ldc && failures < 5; ++i) {
+        const std::size_t x = e * stride_c + i + j * ldc;
+        const bool inside = i < m;
+        if (inside ? !(std::abs(out[x] - ref[x]) <= tol * scale[x] + 1e-30f) : out[x] != c0[x]) {
+          ++failures;
+          ADD_FAILURE() << fmt::format("C[{}] ({}) = {} but {} (bound {})", x, inside ? "inside" : "outside", out[x],
+                                       inside ? ref[x] : c0[x], tol * scale[x]);
+        }
+      }
+}
+
+}  // namespace
+
+TEST(GemmMma16, RulesTakeSixteenBitOperandsOnlyInTheFamily) {
+  const auto rules_broken = [](const char* text, int bytes, const blas::gemm_limits& limits) {
+    std::vector<std::string> names;
+    for (const auto& v : blas::check_gemm_rules(blas::parse_gemm_params(text), bytes, limits)) names.emplace_back(v.rule);
+    return names;
+  };
+  for (const char* text : mma16_configs) EXPECT_THAT(rules_broken(text, 2, h200_limits), ::testing::ElementsAre()) << text;
+  EXPECT_THAT(rules_broken("local item=4x4 wg=8x8 cache_line_bytes=32", 2, h200_limits),
+              ::testing::Contains("element_size"));
+  EXPECT_THAT(rules_broken("mma cache_line_bytes=32 item=32x32 wg=2x2 stages=3", 2, h200_limits),
+              ::testing::Contains("mma_k_tile_of_step_pairs"));  // K tile 16: one 16-deep step
+  EXPECT_THAT(rules_broken("mma cache_line_bytes=64 item=32x32 wg=2x2 stages=3 paired_rows=1", 2, h200_limits),
+              ::testing::Contains("mma_paired_rows_of_floats"));
+  const auto& table = blas::gemm_defaults_table();
+  for (const char* precision : {"fp16", "bf16"}) {
+    for (const blas::gemm_problem_shape& shape :
+         {blas::gemm_problem_shape{8192, 8192, 8192}, {1000, 700, 300}, {33, 17, 5}}) {
+      const auto pick = blas::choose_default(table, h200_key, h200_limits, 2, shape, precision);
+      ASSERT_NE(pick.entry, nullptr) << precision;
+      EXPECT_EQ(pick.params.family, blas::gemm_family::mma);
+      EXPECT_THAT(blas::check_gemm_rules(pick.params, 2, h200_limits), ::testing::ElementsAre());
+      EXPECT_EQ(blas::choose_default(table, volta_key, no_tensor_cores, 2, shape, precision).entry, nullptr);
+    }
+  }
+}
+
+TEST(GemmMma16, OperandsAreCheckedInTheirOwnElements) {
+  auto& ctx = rt::context::get();
+  const int size = 16;
+  rt::device_buffer a(ctx, size * size * 2), short_b(ctx, size * size * 2 - 2), c(ctx, size * size * 4);
+  try {
+    blas::gemm(call16(a, short_b, c, size, blas::operand_type::bfloat16));
+    ADD_FAILURE() << "a B one element short was accepted";
+  } catch (const tessera::argument_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("buffer B holds 255 bfloat16 elements"));
+  }
+  // Double calls take no 16-bit operands; float configurations other than mma read none.
+  blas::gemm_arguments<double> twice;
+  twice.m = twice.n = twice.k = 2, twice.a = &a, twice.b = &a, twice.c = &c, twice.lda = twice.ldb = twice.ldc = 2;
+  twice.operands = blas::operand_type::float16;
+  EXPECT_THROW(blas::validate(twice), tessera::argument_error);
+  rt::device_buffer b(ctx, size * size * 2);
+  const auto before = blas::detail::launch_count();
+  try {
+    blas::gemm_with(blas::parse_gemm_params("local item=2x2 wg=8x8 cache_line_bytes=32"),
+                    call16(a, b, c, size, blas::operand_type::float16));
+    ADD_FAILURE() << "a float family ran on 16-bit operands";
+  } catch (const tessera::argument_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("only the mma family reads 16-bit operands"));
+  }
+  EXPECT_EQ(blas::detail::launch_count(), before);
+}
+
+TEST(GemmMma16, WithoutTensorCoresSixteenBitOperandsAreRefusedNamingWhy) {
+  if (has_tensor_cores()) GTEST_SKIP() << "the device has tensor cores";
+  auto& ctx = rt::context::get();
+  rt::device_buffer a(ctx, 64 * 64 * 2), b(ctx, 64 * 64 * 2), c(ctx, 64 * 64 * 4);
+  const auto before = blas::detail::launch_count();
+  for (const auto type : {blas::operand_type::float16, blas::operand_type::bfloat16}) {
+    try {
+      blas::gemm(call16(a, b, c, 64, type));
+      ADD_FAILURE() << "16-bit operands ran on " << ctx.device().name;
+    } catch (const tessera::unsupported_error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(std::string("A and B hold ") + std::string(blas::to_string(type))));
+      EXPECT_THAT(e.what(), HasSubstr("convert them to float"));
+    }
+    try {
+      blas::gemm_with(blas::parse_gemm_params(mma16_configs[1]), call16(a, b, c, 64, type));
+      ADD_FAILURE() << "the tensor-core family ran on " << ctx.device().name;
+    } catch (const tessera::unsupported_error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("rule 'mma_needs_tensor_cores'"));
+    }
+  }
+  EXPECT_EQ(blas::detail::launch_count(), before);
+}
+
+struct mma16_case {
+  std::size_t config;
+  bool bf16, ta, tb;
+};
+
+class GemmMma16OnTensorCores : public ::testing::TestWithParam<mma16_case> {};
+
+TEST_P(GemmMma16OnTensorCores, MatchesOpenBlasOnTheSameValues) {
+  if (!has_tensor_cores()) GTEST_SKIP() << "no tensor cores on " << rt::context::get().device().name;
+  const auto [config, bf16, ta, tb] = GetParam();
+  const auto params = blas::parse_gemm_params(mma16_configs[config]);
+  struct shape {
+    std::int64_t m, n, k, batch;
+  };
+  for (const shape s : {shape{1, 1, 1, 1}, {17, 33, 9, 1}, {129, 65, 100, 1}, {300, 257, 515, 1}, {70, 40, 37, 3}})
+    for (const bool aligned : {true, false}) {
+      if (bf16)
+        check_gemm16<rt::bfloat16>(params, blas::operand_type::bfloat16, ta, tb, s.m, s.n, s.k, s.batch, aligned);
+      else
+        check_gemm16<rt::float16>(params, blas::operand_type::float16, ta, tb, s.m, s.n, s.k, s.batch, aligned);
+    }
+}
+
+std::vector<mma16_case> all_mma16_cases() {
+  std::vector<mma16_case> out;
+  for (std::size_t config = 0; config < std::size(mma16_configs); ++config)
+    for (const bool bf16 : {false, true})
+      for (int t = 0; t < 4; ++t) out.push_back({config, bf16, (t & 2) != 0, (t & 1) != 0});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Configurations, GemmMma16OnTensorCores, ::testing::ValuesIn(all_mma16_cases()),
+                         [](const ::testing::TestParamInfo<mma16_case>& info) {
+                           return fmt::format("config{}_{}_{}{}", info.param.config, info.param.bf16 ? "bf16" : "fp16",
+                                              info.param.ta ? 't' : 'n', info.param.tb ? 't' : 'n');
+                         });
+
+TEST(GemmMma16, TheDefaultPickIsCheckedAtEveryTranspose) {
+  if (!has_tensor_cores()) GTEST_SKIP() << "no tensor cores on " << rt::context::get().device().name;
+  auto& ctx = rt::context::get();
+  for (int t = 0; t < 4; ++t)
+    for (const auto type : {blas::operand_type::float16, blas::operand_type::bfloat16}) {
+      rt::device_buffer a(ctx, 4), b(ctx, 4), c(ctx, 4);
+      blas::gemm_arguments<float> args = call16(a, b, c, 1, type);
+      args.trans_a = (t & 2) ? blas::transpose::trans : blas::transpose::none;
+      args.trans_b = (t & 1) ? blas::transpose::trans : blas::transpose::none;
+      args.m = 1100, args.n = 1030, args.k = 333;
+      const auto params = blas::default_params_for(args, ctx);
+      if (type == blas::operand_type::float16)
+        check_gemm16<rt::float16>(params, type, t & 2, t & 1, 1100, 1030, 333, 1, true);
+      else
+        check_gemm16<rt::bfloat16>(params, type, t & 2, t & 1, 1100, 1030, 333, 1, true);
+    }
 }

@@ -43,6 +43,21 @@ enum class math_mode { exact, tf32 };
 
 std::string_view to_string(math_mode mode);
 
+/// How A and B are stored in a float GEMM (cublasGemmEx's types of A and B; C stays float):
+///  - float32: float (the default);
+///  - float16, bfloat16: 16-bit values (runtime::float16, runtime::bfloat16 in device buffers;
+///    offsets, leading dimensions and strides count them). Tensor cores multiply them exactly
+///    and sum in FP32 (the mma family, NVIDIA compute capability 8.0 and up); a device without
+///    tensor cores refuses such a call with unsupported_error. The math mode does not apply.
+enum class operand_type { float32, float16, bfloat16 };
+
+std::string_view to_string(operand_type type);
+
+/// Bytes of one element of A or B.
+constexpr int operand_bytes(operand_type type, int element_bytes) {
+  return type == operand_type::float32 ? element_bytes : 2;
+}
+
 /// Everything one (batched) GEMM call names. Offsets and strides count elements.
 template <device_scalar T>
 struct gemm_arguments {
@@ -60,6 +75,7 @@ struct gemm_arguments {
   index_t ldc = 1, stride_c = 0;
   index_t batch_count = 1;
   math_mode math = math_mode::exact;
+  operand_type operands = operand_type::float32;  // A and B (float calls only)
 };
 
 /// Throws argument_error, naming the argument, unless the call is well-formed: sizes and
@@ -71,7 +87,8 @@ void validate(const gemm_arguments<T>& args);
 
 /// The configuration gemm() uses for these arguments on ctx's device (gemm_defaults.hpp). A
 /// float call in math_mode::tf32 takes the table's TF32 entry where one fits the device and its
-/// blocks give every compute unit one (else the smallest TF32 blocks, else the exact entry).
+/// blocks give at least half the compute units one (else the smallest TF32 blocks where they give
+/// every unit one, else the exact entry); 16-bit operands take their own precision's entries.
 template <device_scalar T>
 gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::context& ctx);
 

@@ -5,6 +5,7 @@
 // a CUDA device exists at run time (nothing requires it), and tessera's GEMM with a given
 // configuration. The tune_* binaries and the GEMM benchmarks use these; nothing else calls the
 // baseline libraries.
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -115,13 +116,22 @@ std::unique_ptr<gemm_implementation<T>> cublas_gemm(const gemm_shape& shape, con
                                                     const std::vector<T>& host_b,
                                                     blas::math_mode math = blas::math_mode::exact);
 
+/// cuBLAS's cublasGemmStridedBatchedEx with A and B of 16-bit values (operands: float16 or
+/// bfloat16, their bits as the host holds them), C in float, FP32 accumulation on tensor cores;
+/// nullptr unless cublas_available().
+std::unique_ptr<gemm_implementation<float>> cublas_gemm16(const gemm_shape& shape,
+                                                          const std::vector<std::uint16_t>& a_bits,
+                                                          const std::vector<std::uint16_t>& b_bits,
+                                                          blas::operand_type operands);
+
 /// tessera's blas::gemm_with(params, ...) on ctx, reading a and b, writing c, in the math
-/// mode given; named name.
+/// mode given and with A and B of the given type; named name.
 template <typename T>
 std::unique_ptr<gemm_implementation<T>> tessera_gemm(std::string name, const runtime::context& ctx,
                                                      const blas::gemm_params& params, const gemm_shape& shape,
                                                      const runtime::device_buffer& a, const runtime::device_buffer& b,
                                                      const runtime::device_buffer& c,
-                                                     blas::math_mode math = blas::math_mode::exact);
+                                                     blas::math_mode math = blas::math_mode::exact,
+                                                     blas::operand_type operands = blas::operand_type::float32);
 
 }  // namespace tessera::baselines
