@@ -1,6 +1,8 @@
 #pragma once
 // GEMM on OpenCL devices: C = alpha * op(A) * op(B) + beta * C, column-major, for float and
-// double, on device buffers with offsets, on matrix<T>, and strided-batched.
+// double, on device buffers with offsets, on matrix<T>, and strided-batched. A float call may
+// also run on tensor cores: in TF32 where its math_mode allows, or from 16-bit A and B
+// (operand_type).
 //
 // Every call checks its arguments before anything is enqueued (argument_error names the
 // argument), picks a kernel configuration from the defaults table for the device and the
