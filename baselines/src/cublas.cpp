@@ -20,103 +20,46 @@ void check(cublasStatus_t e, const char* what) {
   if (e != CUBLAS_STATUS_SUCCESS) throw baseline_error(fmt::format("{}: cuBLAS status {}", what, int(e)));
 }
 
-template <typename T>
-class cublas_implementation final : public gemm_implementation<T> {
+// One cuBLAS call's device memory and handle: A and B of Operand copied from the host, C of
+// Result, every batch entry. What the call is (enqueue) is the derived class's.
+template <typename Operand, typename Result>
+class cublas_call : public gemm_implementation<Result> {
  public:
-  cublas_implementation(const gemm_shape& shape, const std::vector<T>& a, const std::vector<T>& b, bool tf32)
-      : gemm_implementation<T>(tf32 ? "cuBLAS (TF32)" : "cuBLAS (no TF32)", processor::cuda_device), shape_(shape),
+  cublas_call(std::string name, const gemm_shape& shape, const std::vector<Operand>& a,
+              const std::vector<Operand>& b)
+      : gemm_implementation<Result>(std::move(name), processor::cuda_device), shape_(shape),
         c_elements_(std::size_t(shape.stride_c() * shape.batch)) {
     try {
-      check(cudaMalloc(&a_, a.size() * sizeof(T)), "cudaMalloc");
-      check(cudaMalloc(&b_, b.size() * sizeof(T)), "cudaMalloc");
-      check(cudaMalloc(&c_, c_elements_ * sizeof(T)), "cudaMalloc");
-      check(cudaMemcpy(a_, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
-      check(cudaMemcpy(b_, b.data(), b.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+      check(cudaMalloc(&a_, a.size() * sizeof(Operand)), "cudaMalloc");
+      check(cudaMalloc(&b_, b.size() * sizeof(Operand)), "cudaMalloc");
+      check(cudaMalloc(&c_, c_elements_ * sizeof(Result)), "cudaMalloc");
+      check(cudaMemcpy(a_, a.data(), a.size() * sizeof(Operand), cudaMemcpyHostToDevice), "cudaMemcpy");
+      check(cudaMemcpy(b_, b.data(), b.size() * sizeof(Operand), cudaMemcpyHostToDevice), "cudaMemcpy");
       check(cublasCreate(&handle_), "cublasCreate");
-      check(cublasSetMathMode(handle_, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
     } catch (...) {
       release();
       throw;
     }
   }
-  ~cublas_implementation() override { release(); }
+  ~cublas_call() override { release(); }
 
-  void enqueue() override {
-    const T one = 1, zero = 0;
-    const auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
-    const auto& s = shape_;
-    const int m = int(s.m), n = int(s.n), k = int(s.k), batch = int(s.batch);
-    const int lda = int(s.lda()), ldb = int(s.ldb()), ldc = int(s.ldc());
-    const long long sa = s.stride_a(), sb = s.stride_b(), sc = s.stride_c();
-    if constexpr (std::is_same_v<T, float>)
-      check(cublasSgemmStridedBatched(handle_, op(s.trans_a), op(s.trans_b), m, n, k, &one, a_, lda, sa, b_, ldb, sb,
-                                      &zero, c_, ldc, sc, batch),
-            "cublasSgemmStridedBatched");
-    else
-      check(cublasDgemmStridedBatched(handle_, op(s.trans_a), op(s.trans_b), m, n, k, &one, a_, lda, sa, b_, ldb, sb,
-                                      &zero, c_, ldc, sc, batch),
-            "cublasDgemmStridedBatched");
-  }
   void finish() override { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
   // All bits set is a NaN in IEEE binary32 and binary64.
-  void poison() override { check(cudaMemset(c_, 0xff, c_elements_ * sizeof(T)), "cudaMemset"); }
-  std::vector<T> result() override {
-    std::vector<T> out(c_elements_);
-    check(cudaMemcpy(out.data(), c_, out.size() * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  void poison() override { check(cudaMemset(c_, 0xff, c_elements_ * sizeof(Result)), "cudaMemset"); }
+  std::vector<Result> result() override {
+    std::vector<Result> out(c_elements_);
+    check(cudaMemcpy(out.data(), c_, out.size() * sizeof(Result), cudaMemcpyDeviceToHost), "cudaMemcpy");
     return out;
   }
 
- private:
-  void release() {
-    if (handle_ != nullptr) cublasDestroy(handle_);
-    cudaFree(a_), cudaFree(b_), cudaFree(c_);
-    handle_ = nullptr, a_ = b_ = c_ = nullptr;
-  }
+ protected:
+  static cublasOperation_t op(bool transposed) { return transposed ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
   gemm_shape shape_;
   std::size_t c_elements_;
-  T *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
+  Operand *a_ = nullptr, *b_ = nullptr;
+  Result* c_ = nullptr;
   cublasHandle_t handle_ = nullptr;
-};
-
-// A and B of 16-bit values (cublasGemmStridedBatchedEx), C in float.
-class cublas16_implementation final : public gemm_implementation<float> {
- public:
-  cublas16_implementation(const gemm_shape& shape, const std::vector<std::uint16_t>& a,
-                          const std::vector<std::uint16_t>& b, bool bf16)
-      : gemm_implementation<float>(bf16 ? "cuBLAS (BF16)" : "cuBLAS (FP16)", processor::cuda_device), shape_(shape),
-        type_(bf16 ? CUDA_R_16BF : CUDA_R_16F), c_elements_(std::size_t(shape.stride_c() * shape.batch)) {
-    try {
-      check(cudaMalloc(&a_, a.size() * 2), "cudaMalloc");
-      check(cudaMalloc(&b_, b.size() * 2), "cudaMalloc");
-      check(cudaMalloc(&c_, c_elements_ * sizeof(float)), "cudaMalloc");
-      check(cudaMemcpy(a_, a.data(), a.size() * 2, cudaMemcpyHostToDevice), "cudaMemcpy");
-      check(cudaMemcpy(b_, b.data(), b.size() * 2, cudaMemcpyHostToDevice), "cudaMemcpy");
-      check(cublasCreate(&handle_), "cublasCreate");
-    } catch (...) {
-      release();
-      throw;
-    }
-  }
-  ~cublas16_implementation() override { release(); }
-
-  void enqueue() override {
-    const float one = 1, zero = 0;
-    const auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
-    const auto& s = shape_;
-    check(cublasGemmStridedBatchedEx(handle_, op(s.trans_a), op(s.trans_b), int(s.m), int(s.n), int(s.k), &one, a_,
-                                     type_, int(s.lda()), s.stride_a(), b_, type_, int(s.ldb()), s.stride_b(), &zero,
-                                     c_, CUDA_R_32F, int(s.ldc()), s.stride_c(), int(s.batch), CUBLAS_COMPUTE_32F,
-                                     CUBLAS_GEMM_DEFAULT_TENSOR_OP),
-          "cublasGemmStridedBatchedEx");
-  }
-  void finish() override { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
-  void poison() override { check(cudaMemset(c_, 0xff, c_elements_ * sizeof(float)), "cudaMemset"); }
-  std::vector<float> result() override {
-    std::vector<float> out(c_elements_);
-    check(cudaMemcpy(out.data(), c_, out.size() * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    return out;
-  }
 
  private:
   void release() {
@@ -124,13 +67,55 @@ class cublas16_implementation final : public gemm_implementation<float> {
     cudaFree(a_), cudaFree(b_), cudaFree(c_);
     handle_ = nullptr, a_ = b_ = nullptr, c_ = nullptr;
   }
+};
 
-  gemm_shape shape_;
+// cublasSgemm / cublasDgemm, strided-batched; float in FP32 or (tf32) CUBLAS_TF32_TENSOR_OP_MATH.
+template <typename T>
+class cublas_implementation final : public cublas_call<T, T> {
+ public:
+  cublas_implementation(const gemm_shape& shape, const std::vector<T>& a, const std::vector<T>& b, bool tf32)
+      : cublas_call<T, T>(tf32 ? "cuBLAS (TF32)" : "cuBLAS (no TF32)", shape, a, b) {
+    check(cublasSetMathMode(this->handle_, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+          "cublasSetMathMode");
+  }
+
+  void enqueue() override {
+    const T one = 1, zero = 0;
+    const auto& s = this->shape_;
+    const int m = int(s.m), n = int(s.n), k = int(s.k), batch = int(s.batch);
+    const int lda = int(s.lda()), ldb = int(s.ldb()), ldc = int(s.ldc());
+    const long long sa = s.stride_a(), sb = s.stride_b(), sc = s.stride_c();
+    const auto ta = this->op(s.trans_a), tb = this->op(s.trans_b);
+    if constexpr (std::is_same_v<T, float>)
+      check(cublasSgemmStridedBatched(this->handle_, ta, tb, m, n, k, &one, this->a_, lda, sa, this->b_, ldb, sb, &zero,
+                                      this->c_, ldc, sc, batch),
+            "cublasSgemmStridedBatched");
+    else
+      check(cublasDgemmStridedBatched(this->handle_, ta, tb, m, n, k, &one, this->a_, lda, sa, this->b_, ldb, sb, &zero,
+                                      this->c_, ldc, sc, batch),
+            "cublasDgemmStridedBatched");
+  }
+};
+
+// A and B of 16-bit values (cublasGemmStridedBatchedEx), C in float, FP32 accumulation.
+class cublas16_implementation final : public cublas_call<std::uint16_t, float> {
+ public:
+  cublas16_implementation(const gemm_shape& shape, const std::vector<std::uint16_t>& a,
+                          const std::vector<std::uint16_t>& b, bool bf16)
+      : cublas_call(bf16 ? "cuBLAS (BF16)" : "cuBLAS (FP16)", shape, a, b), type_(bf16 ? CUDA_R_16BF : CUDA_R_16F) {}
+
+  void enqueue() override {
+    const float one = 1, zero = 0;
+    const auto& s = shape_;
+    check(cublasGemmStridedBatchedEx(handle_, op(s.trans_a), op(s.trans_b), int(s.m), int(s.n), int(s.k), &one, a_,
+                                     type_, int(s.lda()), s.stride_a(), b_, type_, int(s.ldb()), s.stride_b(), &zero,
+                                     c_, CUDA_R_32F, int(s.ldc()), s.stride_c(), int(s.batch), CUBLAS_COMPUTE_32F,
+                                     CUBLAS_GEMM_DEFAULT_TENSOR_OP),
+          "cublasGemmStridedBatchedEx");
+  }
+
+ private:
   cudaDataType_t type_;
-  std::size_t c_elements_;
-  void *a_ = nullptr, *b_ = nullptr;
-  float* c_ = nullptr;
-  cublasHandle_t handle_ = nullptr;
 };
 
 }  // namespace

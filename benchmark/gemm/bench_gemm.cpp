@@ -32,6 +32,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -112,16 +113,13 @@ struct operands16 {
   rt::device_buffer a, b, c;
 };
 
+// values rounded to Half (runtime's conversion): their bits, and widened the values the device sees.
 template <typename Half>
 std::vector<std::uint16_t> bits_of(const std::vector<float>& values, std::vector<float>& widened) {
-  std::vector<std::uint16_t> bits;
-  bits.reserve(values.size());
-  widened.clear();
-  for (float v : values) {
-    const Half h(v);
-    bits.push_back(h.bits);
-    widened.push_back(static_cast<float>(h));
-  }
+  const std::vector<Half> halves = rt::to_16bit<Half>(values);
+  widened = rt::to_float<Half>(halves);
+  std::vector<std::uint16_t> bits(halves.size());
+  std::transform(halves.begin(), halves.end(), bits.begin(), [](Half h) { return h.bits; });
   return bits;
 }
 

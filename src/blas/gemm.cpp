@@ -68,11 +68,7 @@ struct element_kind {
 
 template <typename T>
 element_kind element_of(operand_type type) {
-  switch (type) {
-    case operand_type::float16: return {2, "float16"};
-    case operand_type::bfloat16: return {2, "bfloat16"};
-    default: return {std::int64_t(sizeof(T)), type_name<T>()};
-  }
+  return {operand_bytes(type, sizeof(T)), type == operand_type::float32 ? type_name<T>() : to_string(type)};
 }
 
 void check_operand(const operand_shape& s, const element_kind& element, const device_buffer* buffer,
@@ -427,8 +423,6 @@ gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::con
                                                ab_bytes, shape, precision, device.compute_units);
   if (pick.entry != nullptr) return pick.params;
   if (!sixteen_bit) return choose_default(ctx.device(), sizeof(T), shape).params;
-  // 16-bit operands have no other path: the precision's own entry, however few its blocks.
-  if (const auto own = choose_default(ctx.device(), ab_bytes, shape, precision); own.entry != nullptr) return own.params;
   throw unsupported_error(fmt::format(
       "tessera::blas::gemm: A and B hold {} values, which only tensor cores multiply here (the mma family: NVIDIA, "
       "compute capability 8.0 and up), and {} has none that fits: convert them to float",

@@ -40,13 +40,8 @@ std::string pocl_cpu_architecture(const std::string& name) {
 }
 
 std::string nvidia_architecture(const runtime::device_info& device) {
-  if (device.handle() == nullptr || device.extensions.find("cl_nv_device_attribute_query") == std::string::npos) return {};
-  cl_uint major = 0, minor = 0;
-  constexpr cl_device_info compute_capability_major = 0x4000, compute_capability_minor = 0x4001;
-  if (::clGetDeviceInfo(device.handle(), compute_capability_major, sizeof(major), &major, nullptr) != CL_SUCCESS ||
-      ::clGetDeviceInfo(device.handle(), compute_capability_minor, sizeof(minor), &minor, nullptr) != CL_SUCCESS)
-    return {};
-  return fmt::format("sm_{}{}", major, minor);
+  const int capability = device.nvidia_compute_capability;
+  return capability > 0 ? fmt::format("sm_{}{}", capability / 10, capability % 10) : std::string();
 }
 
 gemm_match_level parse_level(std::string_view s) {
@@ -113,16 +108,11 @@ gemm_limits device_limits(const runtime::device_info& device) {
   // compiler gives a kernel's static local arrays the SM's shared memory less 1 KiB (the
   // CUDA limits per block), not the 48 KiB CL_DEVICE_LOCAL_MEM_SIZE reports: arrays of 200 KB
   // built and ran on an H200, 227 KB did not build (benchmark/mma_probe/NOTES.md).
-  if (describe_device(device).vendor == "nvidia") {
-    const std::string architecture = nvidia_architecture(device);
-    int capability = 0;
-    if (architecture.size() > 3) capability = std::atoi(architecture.c_str() + 3);  // "sm_90" -> 90
-    if (capability >= 80) {
-      limits.tensor_cores = 1;
-      limits.mma_max_local_memory_bytes = capability == 80 || capability == 87 ? 166912   // 163 KiB
-                                          : capability >= 90                    ? 232448   // 227 KiB
-                                                                                : 101376;  // 99 KiB (8.6, 8.9)
-    }
+  if (const int capability = device.nvidia_compute_capability; capability >= 80) {
+    limits.tensor_cores = 1;
+    limits.mma_max_local_memory_bytes = capability == 80 || capability == 87 ? 166912   // 163 KiB
+                                        : capability >= 90                    ? 232448   // 227 KiB
+                                                                              : 101376;  // 99 KiB (8.6, 8.9)
   }
   return limits;
 }
@@ -326,7 +316,9 @@ gemm_default_choice choose_tensor_core_default(const std::vector<gemm_default_en
   const auto smallest =
       choose_default(table, key, limits, element_bytes, {1, 1, 1, 1, shape.trans_a, shape.trans_b}, precision);
   if (smallest.entry != nullptr && blocks(smallest.params) >= units) return smallest;
-  return {{}, nullptr};
+  // Only TF32 has another path (the exact one); 16-bit operands take their own entry, however few
+  // its blocks.
+  return precision == "tf32" ? gemm_default_choice{{}, nullptr} : own;
 }
 
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes,

@@ -135,6 +135,11 @@ inline void mma_copy4(local void* dst, const global void* src, const uint bytes)
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"            \
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)                                   \
                : "r"(mma_local_address(p)))
+// The transposing form: 16-bit values whose fragment pairs run across the stored rows.
+#define LDMATRIX_X4_TRANS(r0, r1, r2, r3, p)                                              \
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"      \
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)                                   \
+               : "r"(mma_local_address(p)))
 
 kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void tessera_gemm(GEMM_PARAMETERS) {
   local operand_real a_sh[STAGES * A_STAGE] __attribute__((aligned(16)));
@@ -219,30 +224,15 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
   }
 
   // Fragments of one k-step of the stage at as / bs into af[buf] / bf[buf]. The tensor cores
-  // read the top 19 bits of each float (TF32, rounded toward zero).
-#if ELEM_BYTES == 2
-  // 16-bit values: each register holds two consecutive K of one row (A) or column (B).
-#define LDMATRIX_X4_TRANS(r0, r1, r2, r3, p)                                              \
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"      \
-               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)                                   \
-               : "r"(mma_local_address(p)))
+  // read the top 19 bits of each float (TF32, rounded toward zero). A register holds two
+  // consecutive K of one row (A) or column (B) for 16-bit values, one for floats; an ldmatrix row
+  // is 16 bytes (CHUNK16 elements) either way.
 #if TRANS_A
 #define LOAD_A(buf, i, mb, ks) \
-  LDMATRIX_X4(af[buf][i][0], af[buf][i][1], af[buf][i][2], af[buf][i][3], as + ((mb) + (q & 1) * 8 + r8) * A_LD + (ks) + (q >> 1) * 8)
-#else
+  LDMATRIX_X4(af[buf][i][0], af[buf][i][1], af[buf][i][2], af[buf][i][3], as + ((mb) + (q & 1) * 8 + r8) * A_LD + (ks) + (q >> 1) * CHUNK16)
+#elif ELEM_BYTES == 2
 #define LOAD_A(buf, i, mb, ks) \
   LDMATRIX_X4_TRANS(af[buf][i][0], af[buf][i][1], af[buf][i][2], af[buf][i][3], as + ((ks) + (q >> 1) * 8 + r8) * A_LD + (mb) + (q & 1) * 8)
-#endif
-#if TRANS_B
-#define LOAD_B(buf, j, nb, ks) \
-  LDMATRIX_X4_TRANS(bf[buf][j][0], bf[buf][j][1], bf[buf][j + 1][0], bf[buf][j + 1][1], bs + ((ks) + (q & 1) * 8 + r8) * B_LD + (nb) + (q >> 1) * 8)
-#else
-#define LOAD_B(buf, j, nb, ks) \
-  LDMATRIX_X4(bf[buf][j][0], bf[buf][j][1], bf[buf][j + 1][0], bf[buf][j + 1][1], bs + ((nb) + (q >> 1) * 8 + r8) * B_LD + (ks) + (q & 1) * 8)
-#endif
-#elif TRANS_A
-#define LOAD_A(buf, i, mb, ks) \
-  LDMATRIX_X4(af[buf][i][0], af[buf][i][1], af[buf][i][2], af[buf][i][3], as + ((mb) + (q & 1) * 8 + r8) * A_LD + (ks) + (q >> 1) * 4)
 #elif PAIRED_ROWS
   // Fragment rows g and g + 8 are taken from the stored rows 2g and 2g + 1 (adjacent: one 64-bit
   // load each for k = t and k = t + 4); C's rows follow (C_ROW).
@@ -265,9 +255,13 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
     af[buf][i][3] = as_uint(p_[4 * A_LD + 8]);                 \
   }
 #endif
-#if ELEM_BYTES == 4  // 32-bit B fragments (16-bit ones are above)
-#if TRANS_B
-#if PAIRED_ROWS
+#if !TRANS_B
+#define LOAD_B(buf, j, nb, ks) \
+  LDMATRIX_X4(bf[buf][j][0], bf[buf][j][1], bf[buf][j + 1][0], bf[buf][j + 1][1], bs + ((nb) + (q >> 1) * 8 + r8) * B_LD + (ks) + (q & 1) * CHUNK16)
+#elif ELEM_BYTES == 2
+#define LOAD_B(buf, j, nb, ks) \
+  LDMATRIX_X4_TRANS(bf[buf][j][0], bf[buf][j][1], bf[buf][j + 1][0], bf[buf][j + 1][1], bs + ((ks) + (q & 1) * 8 + r8) * B_LD + (nb) + (q >> 1) * 8)
+#elif PAIRED_ROWS
   // Fragments j and j + 1 take the stored columns 2g and 2g + 1 of their 16 (C_COL follows).
 #define LOAD_B(buf, j, nb, ks)                                               \
   {                                                                          \
@@ -288,11 +282,6 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
     bf[buf][j + 1][1] = as_uint(p_[4 * B_LD + 8]);             \
   }
 #endif
-#else
-#define LOAD_B(buf, j, nb, ks) \
-  LDMATRIX_X4(bf[buf][j][0], bf[buf][j][1], bf[buf][j + 1][0], bf[buf][j + 1][1], bs + ((nb) + (q >> 1) * 8 + r8) * B_LD + (ks) + (q & 1) * 4)
-#endif
-#endif  // ELEM_BYTES
 #define LOAD_FRAGMENTS(buf, ks)                                                              \
   {                                                                                          \
     _Pragma("unroll") for (int i_ = 0; i_ < MT; ++i_) LOAD_A(buf, i_, wm + i_ * 16, ks);     \

@@ -96,6 +96,13 @@ std::vector<device_info> list_devices() {
       info.extensions = trim(query<std::string, CL_DEVICE_EXTENSIONS>(dev));
       info.has_fp64 = query<cl_device_fp_config, CL_DEVICE_DOUBLE_FP_CONFIG>(dev) != 0 ||
                       info.extensions.find("cl_khr_fp64") != std::string::npos;
+      if (info.extensions.find("cl_nv_device_attribute_query") != std::string::npos) {
+        cl_uint major = 0, minor = 0;
+        constexpr cl_device_info compute_capability_major = 0x4000, compute_capability_minor = 0x4001;
+        if (::clGetDeviceInfo(dev(), compute_capability_major, sizeof(major), &major, nullptr) == CL_SUCCESS &&
+            ::clGetDeviceInfo(dev(), compute_capability_minor, sizeof(minor), &minor, nullptr) == CL_SUCCESS)
+          info.nvidia_compute_capability = static_cast<int>(10 * major + minor);
+      }
       info.handle = dev;
       result.push_back(std::move(info));
     }

@@ -123,8 +123,9 @@ gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table,
 /// A call whose products may run on tensor cores (precision "tf32", "fp16" or "bf16", elements
 /// of A and B of element_bytes): choose_default of that precision, kept where its blocks give at
 /// least half of the device's compute_units one; else the smallest blocks of the precision (its
-/// entry for a 1 x 1 x 1 problem) where they give every unit one; else no entry (entry null: a
-/// TF32 call takes the exact path, which has split-K). Tensor-core blocks are large (64 x 64 to
+/// entry for a 1 x 1 x 1 problem) where they give every unit one; else, for TF32, no entry (entry
+/// null: the call takes the exact path, which has split-K), and for 16-bit operands (no other
+/// path) the precision's own entry, null only where none fits. Tensor-core blocks are large (64 x 64 to
 /// 256 x 128 of C); measured on an H200 (132 SMs; benchmark/RESULTS.md, issue 13): 1024^3 41 ->
 /// 58 TFLOP/s with 64 x 64 blocks, 2048^3 162 with 128 blocks of 256 x 128 but 66 with 64 x 64,
 /// 8192 x 64 x 8192 7.4 in TF32 against 22.7 exact.

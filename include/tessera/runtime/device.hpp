@@ -30,6 +30,9 @@ struct device_info {
   std::uint64_t local_memory_bytes = 0;
   std::size_t max_work_group_size = 0;
   bool has_fp64 = false;
+  /// NVIDIA's compute capability as 10 * major + minor (90 for sm_90), read at discovery where
+  /// the device has cl_nv_device_attribute_query; 0 elsewhere.
+  int nvidia_compute_capability = 0;
   std::string extensions;
   cl::Device handle;  // null for descriptions built by hand (tests)
 
