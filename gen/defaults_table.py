@@ -43,8 +43,8 @@ def check_entry(e: dict, where: str) -> None:
     for key, allowed in (("level", LEVELS), ("transposes", TRANSPOSES), ("problem", PROBLEMS)):
         if e.get(key) not in allowed:
             raise DefaultsError(f"{where}.{key}: expected one of {sorted(allowed)}, got {e.get(key)!r}")
-    if e.get("element_bytes") not in (0, 4, 8):
-        raise DefaultsError(f"{where}.element_bytes: expected 0, 4 or 8")
+    if e.get("element_bytes") not in (0, 2, 4, 8):
+        raise DefaultsError(f"{where}.element_bytes: expected 0, 2 (16-bit A and B), 4 or 8")
     for key in ("match", "configuration", "origin"):
         if not isinstance(e.get(key), str):
             raise DefaultsError(f"{where}.{key}: expected a string")

@@ -38,6 +38,16 @@ from tune_results import ResultsError, ResultsFile, Run, beats, load_results  # 
 ELEMENT_BYTES = {"float": 4, "double": 8}
 
 
+def _element_bytes(results: ResultsFile) -> int:
+    """The defaults table's element size: of A and B (2 for 16-bit operands)."""
+    return 2 if results.precision in ("fp16", "bf16") else ELEMENT_BYTES.get(results.element_type, 0)
+
+
+def _table_precision(precision: str) -> str:
+    """The defaults table's name of a tuned precision ("default": exact FP32 or FP64)."""
+    return "default" if precision == "fp32" else precision
+
+
 def _entry_key(entry: dict) -> tuple:
     shape = entry.get("shape") or {}
     return (entry.get("level"), entry.get("match"), entry.get("element_bytes"), entry.get("transposes"),
@@ -107,11 +117,11 @@ def _entry(configuration: str, role: str, runs: list[tuple[ResultsFile, Run]]) -
     entry = {
         "level": "name",
         "match": results.device["name"],
-        "element_bytes": ELEMENT_BYTES.get(results.element_type, 0),
+        "element_bytes": _element_bytes(results),
         "transposes": run.transposes,
         "problem": run.problem_class,
         "shape": {"m": run.m, "n": run.n, "k": run.k, "batch": run.batch},
-        "precision": "default",
+        "precision": _table_precision(results.precision),
         "configuration": configuration,
         "gflops": round(gflops, 1),
         "origin": (f"tuned {results.date[:10]} on {results.device['name']} at {run.size()}: {role}, "
@@ -141,7 +151,8 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
                 notes.append(f"{where}: not used: no verified configuration")
             else:
                 _check_decision(run, f"{results.path}: {run.transposes} {run.size()}")
-                key = (results.device["name"], results.element_type, run.transposes, run.m, run.n, run.k, run.batch)
+                key = (results.device["name"], results.element_type, results.precision, run.transposes, run.m, run.n,
+                       run.k, run.batch)
                 groups.setdefault(key, []).append((results, run))
 
     # Per shape: the configurations that qualified in some run and lost to the default in none.
@@ -152,20 +163,21 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
             for configuration, fraction in _qualified(run, within).items():
                 fractions[configuration] = max(fraction, fractions.get(configuration, 0.0))
         qualified[key] = {c: f for c, f in fractions.items() if not any(_lost_to_default(c, run) for _, run in runs)}
-    # How many shapes of the device and element type each configuration serves within reach.
+    # How many shapes of the device, element type and precision each configuration serves within reach.
     reach: dict[tuple, dict[str, int]] = {}
     for key, fractions in qualified.items():
-        counts = reach.setdefault(key[:2], {})
+        counts = reach.setdefault(key[:3], {})
         for configuration in fractions:
             counts[configuration] = counts.get(configuration, 0) + 1
 
     entries = {_entry_key(e): e for e in (existing or {}).get("entries", [])}
     for key in sorted(groups):
         runs = groups[key]
-        device, element_type, transposes, m, n, k, batch = key
+        device, element_type, precision, transposes, m, n, k, batch = key
         results, first_run = runs[0]
-        what = f"{device} {transposes} {first_run.size()}"
-        shape_prefix = ("name", device, ELEMENT_BYTES.get(element_type, 0), transposes, "", m, n, k, batch, "default")
+        what = f"{device} {transposes} {first_run.size()}" + (f" {precision}" if precision != "fp32" else "")
+        shape_prefix = ("name", device, _element_bytes(results), transposes, "", m, n, k, batch,
+                        _table_precision(precision))
         old = [e for entry_key, e in entries.items() if entry_key == shape_prefix]
         fractions = qualified[key]
         if not fractions:
@@ -176,7 +188,7 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
             kept = f"kept {old[0]['configuration']}" if old else "no entry"
             notes.append(f"{what}: {kept}: no configuration beat the default ({reasons})")
             continue
-        counts = reach[key[:2]]
+        counts = reach[key[:3]]
         shared = max(fractions, key=lambda c: (counts[c], fractions[c], c))
         fastest = max(fractions, key=lambda c: (fractions[c], c))
         written = [_entry(shared, f"serves {counts[shared]} tuned shape(s), {fractions[shared]:.3f} of this one's best", runs)]

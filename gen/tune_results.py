@@ -3,6 +3,7 @@
 Format (one object per run):
 {
   "tool": "tune_all", "date": "2026-11-22T01:02:03Z", "element_type": "float",
+  "precision": "fp32" | "tf32" | "fp16" | "bf16",  # --precision (absent before it existed: fp32)
   "epilogue": null | "bias_relu" | "scale_add",  # a GEMM tuned with this epilogue fused
   "partial": bool,                             # stopped (or failed) before every run was complete
   "stopped_by": null | "SIGINT" | "SIGTERM",
@@ -23,7 +24,8 @@ Format (one object per run):
          "where": "opencl_device" | "host" | "cuda_device",
          "gflops": {"min": float, "median": float, "max": float} | null,
          "seconds": {"min": float, "median": float, "max": float, "spread": float} | null,
-         "build_seconds": float | null}
+         "build_seconds": float | null,
+         "max_rel_err": float | null}          # max |got - want| / max |want| against the FP64 product
      ],
      "finalists": {"rounds": int,              # null when the run stopped before them
                    "entries": [{"name": str, "kind": "config" | "default", "configuration": str,
@@ -47,6 +49,7 @@ from typing import Any
 
 TRANSPOSES = ("nn", "nt", "tn", "tt")
 PROBLEM_CLASSES = ("small", "medium", "large", "batched")
+PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 VERDICTS = ("best", "default_kept", "none")
 
 
@@ -123,6 +126,7 @@ class ResultsFile:
     epilogue: str | None = None
     partial: bool = False
     stopped_by: str | None = None
+    precision: str = "fp32"
 
 
 def beats(faster: Finalist, slower: Finalist) -> bool:
@@ -235,4 +239,5 @@ def load_results(path: Path) -> ResultsFile:
                         _decision(run, where, path)))
     return ResultsFile(Path(path), str(document.get("date", "")), str(document.get("element_type", "float")),
                        device, tuple(runs), _optional_str(document, "epilogue", "$", path),
-                       bool(document.get("partial", False)), _optional_str(document, "stopped_by", "$", path))
+                       bool(document.get("partial", False)), _optional_str(document, "stopped_by", "$", path),
+                       _one_of(str(document.get("precision", "fp32")), PRECISIONS, "$.precision", path))

@@ -10,6 +10,12 @@
 #                     8192^3 for every transpose and TF32 at the other shapes NN, FP16 and BF16 at
 #                     8192^3 for every transpose; TESSERA_MMA_FUSED=1 adds the fused GEMM at K = 64
 #                     in TF32 (mma-fused.json)
+#   mma-numerics      bench_gemm at NN 2048 x 2048 x K, K = 64, 1024, 8192, in FP32, TF32, FP16 and
+#                     BF16, tessera and cuBLAS: max_rel_err against the FP64 product per format
+#   tune-precision    TESSERA_TUNE_TOOL (tune_nt) --precision TESSERA_TUNE_PRECISION (tf32) at
+#                     TESSERA_TUNE_SIZE^3 (8192) with --budget TESSERA_TUNE_BUDGET (16); several
+#                     precisions in one step: TESSERA_TUNE_PRECISION="tf32 fp16" (one JSON each,
+#                     kept as a list in tune-precision.json)
 #   fused_gemm        fused-GEMM tests, then bench_fused_gemm at M = N = 4096
 #   kernel_generator  kernel-generator tests, then the fusion benchmark up to 2^28 floats
 #   tile              Tile tests on the GPU, then the convolution and matrix-product benchmarks
@@ -43,7 +49,7 @@ build=${TESSERA_GPU_BUILD:-/tmp/tessera-gpu-build}
 jobs=$(nproc)
 export TESSERA_DEVICE=${TESSERA_DEVICE:-gpu} TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-/tmp/tessera-gpu-cache}
 mkdir -p "$out"
-usage() { grep '^#' "$0" | sed -n '2,39p'; exit 2; }
+usage() { grep '^#' "$0" | sed -n '2,46p'; exit 2; }
 [ $# -gt 0 ] || usage
 [ $# -le 3 ] || { echo "gpu-run: at most three steps per call (8 files come back)"; exit 2; }
 
@@ -78,6 +84,30 @@ step_mma() {
   TESSERA_BENCH_TF32=1 TESSERA_BENCH_16BIT=1 TESSERA_BENCH_TRANSPOSES=nn,nt,tn,tt \
     bench 400 benchmark/gemm/bench_gemm mma \
     --benchmark_filter='^(tessera|tessera_tf32|cublas|cublas_tf32)/float/(nn|nt|tn|tt)/8192x|^(tessera_tf32|cublas_tf32)/float/nn/|^(tessera|cublas)_(fp16|bf16)/float/(nn|nt|tn|tt)/8192x8192'
+}
+
+step_mma-numerics() {
+  targets bench_gemm || return 1
+  TESSERA_BENCH_NUMERICS=1 TESSERA_BENCH_TF32=1 TESSERA_BENCH_16BIT=1 bench 200 benchmark/gemm/bench_gemm mma-numerics \
+    --benchmark_filter='^(tessera|cublas)(_tf32|_fp16|_bf16)?/float/nn/2048x2048x(64|1024|8192)/' --benchmark_min_time=0.05
+}
+
+step_tune-precision() {
+  local tool=${TESSERA_TUNE_TOOL:-tune_nt} size=${TESSERA_TUNE_SIZE:-8192} failed=0 runs=()
+  targets "$tool" || return 1
+  for precision in ${TESSERA_TUNE_PRECISION:-tf32}; do
+    local start=$SECONDS json="/tmp/tune-precision-$precision.json"
+    timeout 300 "$build/tools/auto_tuner/$tool" --precision "$precision" --m "$size" --n "$size" --k "$size" --reps 3 \
+      --rounds 5 --budget "${TESSERA_TUNE_BUDGET:-16}" --json "$json" || failed=1
+    echo "$tool --precision $precision: $((SECONDS - start)) s"
+    runs+=("$json")
+  done
+  python3 - "$out/tune-precision.json" "${runs[@]}" <<'EOF'
+import json, sys
+documents = [json.load(open(path)) for path in sys.argv[2:]]
+json.dump(documents, open(sys.argv[1], "w"), indent=1)
+EOF
+  return $failed
 }
 
 step_fused_gemm() {

@@ -171,7 +171,9 @@ measurement verify_and_time(gemm_implementation<T>& gemm, const std::vector<T>& 
                             const timing_options& options) {
   try {
     measurement m;
-    m.reason = first_mismatch(result_of_one_call(gemm), reference, tolerance);
+    const auto got = result_of_one_call(gemm);
+    m.max_error = max_relative_error(got, reference);
+    m.reason = first_mismatch(got, reference, tolerance);
     if (!m.reason.empty()) {
       m.outcome = status::wrong_result;
       return m;

@@ -9,8 +9,38 @@
 #include <fmt/format.h>
 
 #include <tessera/runtime/error.hpp>
+#include <tessera/runtime/float16.hpp>
 
 namespace tessera::baselines {
+
+std::string_view to_string(gemm_precision precision) {
+  switch (precision) {
+    case gemm_precision::tf32: return "tf32";
+    case gemm_precision::fp16: return "fp16";
+    case gemm_precision::bf16: return "bf16";
+    default: return "fp32";
+  }
+}
+
+gemm_precision precision_from(std::string_view text) {
+  for (const auto p : {gemm_precision::fp32, gemm_precision::tf32, gemm_precision::fp16, gemm_precision::bf16})
+    if (text == to_string(p)) return p;
+  throw argument_error(fmt::format("precision '{}': not one of fp32, tf32, fp16, bf16", text));
+}
+
+blas::math_mode math_of(gemm_precision precision) {
+  return precision == gemm_precision::tf32 ? blas::math_mode::tf32 : blas::math_mode::exact;
+}
+
+blas::operand_type operands_of(gemm_precision precision) {
+  return precision == gemm_precision::fp16   ? blas::operand_type::float16
+         : precision == gemm_precision::bf16 ? blas::operand_type::bfloat16
+                                             : blas::operand_type::float32;
+}
+
+std::string_view defaults_precision(gemm_precision precision) {
+  return precision == gemm_precision::fp32 ? "default" : to_string(precision);
+}
 
 std::string gemm_shape::name() const {
   auto text = fmt::format("{}{} {}x{}x{}", trans_a ? 't' : 'n', trans_b ? 't' : 'n', m, n, k);
@@ -80,19 +110,63 @@ void host_gemm(const gemm_shape& s, const T* a, const T* b, T* c) {
   }
 }
 
+namespace {
+
+/// values rounded to Half (to nearest even): their bits; values become what the bits hold.
+template <typename Half>
+std::vector<std::uint16_t> round_to_16bit(std::vector<float>& values) {
+  const std::vector<Half> halves = runtime::to_16bit<Half>(values);
+  values = runtime::to_float<Half>(halves);
+  std::vector<std::uint16_t> bits(halves.size());
+  std::transform(halves.begin(), halves.end(), bits.begin(), [](Half h) { return h.bits; });
+  return bits;
+}
+
+/// host_gemm in FP64 of a and b, rounded to T once.
 template <typename T>
-gemm_operands<T>::gemm_operands(const runtime::context& context, const gemm_shape& s, std::uint64_t seed)
-    : ctx(&context), shape(s) {
+std::vector<T> fp64_product(const gemm_shape& s, const std::vector<T>& a, const std::vector<T>& b, std::size_t c_size) {
+  std::vector<T> c(c_size);
+  if constexpr (std::is_same_v<T, double>) {
+    host_gemm(s, a.data(), b.data(), c.data());
+  } else {
+    const std::vector<double> wide_a(a.begin(), a.end()), wide_b(b.begin(), b.end());
+    std::vector<double> wide_c(c_size);
+    host_gemm(s, wide_a.data(), wide_b.data(), wide_c.data());
+    std::transform(wide_c.begin(), wide_c.end(), c.begin(), [](double x) { return T(x); });
+  }
+  return c;
+}
+
+}  // namespace
+
+template <typename T>
+gemm_operands<T>::gemm_operands(const runtime::context& context, const gemm_shape& s, std::uint64_t seed,
+                                blas::operand_type types)
+    : ctx(&context), shape(s), operands(types) {
+  const bool sixteen_bit = types != blas::operand_type::float32;
+  if (sixteen_bit && !std::is_same_v<T, float>)
+    throw argument_error(fmt::format("{}: A and B of {} values go with a float C only", s.name(), blas::to_string(types)));
   const auto bytes = footprint(s, sizeof(T));
   host_a = random_values<T>(std::size_t(bytes.a / sizeof(T)), seed);
   host_b = random_values<T>(std::size_t(bytes.b / sizeof(T)), seed + 1);
-  reference.assign(std::size_t(bytes.c / sizeof(T)), T(0));
-  host_gemm(s, host_a.data(), host_b.data(), reference.data());
-  a = runtime::device_buffer(context, std::size_t(bytes.a));
-  b = runtime::device_buffer(context, std::size_t(bytes.b));
+  if constexpr (std::is_same_v<T, float>) {
+    if (types == blas::operand_type::float16)
+      a_bits = round_to_16bit<runtime::float16>(host_a), b_bits = round_to_16bit<runtime::float16>(host_b);
+    if (types == blas::operand_type::bfloat16)
+      a_bits = round_to_16bit<runtime::bfloat16>(host_a), b_bits = round_to_16bit<runtime::bfloat16>(host_b);
+  }
+  reference = fp64_product(s, host_a, host_b, std::size_t(bytes.c / sizeof(T)));
+  const std::size_t element_bytes = sixteen_bit ? 2 : sizeof(T);
+  a = runtime::device_buffer(context, host_a.size() * element_bytes);
+  b = runtime::device_buffer(context, host_b.size() * element_bytes);
   c = runtime::device_buffer(context, std::size_t(bytes.c));
-  a.write(0, a.bytes(), host_a.data());
-  b.write(0, b.bytes(), host_b.data());
+  if (sixteen_bit) {
+    a.write(0, a.bytes(), a_bits.data());
+    b.write(0, b.bytes(), b_bits.data());
+  } else {
+    a.write(0, a.bytes(), host_a.data());
+    b.write(0, b.bytes(), host_b.data());
+  }
 }
 
 template <typename T>
@@ -102,6 +176,10 @@ double gemm_tolerance(std::int64_t k) {
 
 double tf32_gemm_tolerance(std::int64_t k) {
   return gemm_tolerance<float>(k) + 8.0 * std::sqrt(double(std::max<std::int64_t>(k, 1))) * std::ldexp(1.0, -9);
+}
+
+double gemm_tolerance(gemm_precision precision, std::int64_t k) {
+  return precision == gemm_precision::tf32 ? tf32_gemm_tolerance(k) : gemm_tolerance<float>(k);
 }
 
 template <typename T>

@@ -3,8 +3,8 @@
 // figures measured side by side.
 //
 // Benchmarks are named <implementation>/<type>/<transposes>/<m>x<n>x<k>[x<batch>]; each
-// reports GFLOP/s and, verified once before timing against OpenBLAS on the same random
-// data, max_rel_err. An iteration runs enough calls back to back to last a millisecond
+// reports GFLOP/s and, verified once before timing against OpenBLAS's FP64 product of the
+// same random data, max_rel_err. An iteration runs enough calls back to back to last a millisecond
 // and is timed from the first enqueue to the end of the last (manual time per call).
 //
 // Environment:
@@ -14,12 +14,14 @@
 //   TESSERA_BENCH_DOUBLE=1            also double precision
 //   TESSERA_BENCH_16BIT=1             also A and B in float16 and bfloat16 (C in float): rows
 //                                     tessera_fp16, cublas_fp16, tessera_bf16, cublas_bf16
-//                                     (cublasGemmStridedBatchedEx), checked against OpenBLAS
-//                                     on the same values widened to float
+//                                     (cublasGemmStridedBatchedEx), checked against the FP64
+//                                     product of the same values
 //   TESSERA_BENCH_TF32=1              also float in TF32 (blas::math_mode::tf32): rows
 //                                     tessera_tf32 (the defaults' TF32 pick) and cublas_tf32
 //                                     (CUBLAS_TF32_TENSOR_OP_MATH), checked against
 //                                     tf32_gemm_tolerance
+//   TESSERA_BENCH_NUMERICS=1          also NN 2048 x 2048 x K for K = 64, 1024, 8192: the error of
+//                                     each format against the FP64 product as K grows (max_rel_err)
 //   TESSERA_BENCH_BUILD_LOG=1         before benchmarking, build the default and the extra
 //                                     configurations for float NN 4096^3 with the driver's
 //                                     verbose option (NVIDIA: -cl-nv-verbose) and print the
@@ -27,7 +29,6 @@
 // report.py turns the JSON output into the table of benchmark/RESULTS.md.
 #include <tessera/baselines/gemm_implementations.hpp>
 #include <tessera/blas/blas.hpp>
-#include <tessera/runtime/float16.hpp>
 #include <tessera/runtime/runtime.hpp>
 
 #include <benchmark/benchmark.h>
@@ -59,20 +60,23 @@ std::string bench_name(const gemm_shape& s) {
 }
 
 // The operands of one problem, made on first use; one problem's buffers at a time (large GPU
-// shapes are big).
+// shapes are big). 16-bit A and B (float only) hold their bits for cuBLAS too, C is float, and
+// the reference is the FP64 product of the same values: products of 16-bit values are exact in
+// float, so results are held to float's bound.
 template <typename T>
-baselines::gemm_operands<T>& operands_for(const gemm_shape& s) {
+baselines::gemm_operands<T>& operands_for(const gemm_shape& s, blas::operand_type type = blas::operand_type::float32) {
   static std::map<std::string, std::unique_ptr<baselines::gemm_operands<T>>> problems;
-  auto found = problems.find(bench_name(s));
+  const std::string key = bench_name(s) + std::string(blas::to_string(type));
+  auto found = problems.find(key);
   if (found == problems.end()) {
     problems.clear();
-    found = problems.emplace(bench_name(s), std::make_unique<baselines::gemm_operands<T>>(rt::context::get(), s, 12345))
+    found = problems.emplace(key, std::make_unique<baselines::gemm_operands<T>>(rt::context::get(), s, 12345, type))
                 .first;
   }
   return *found->second;
 }
 
-// Verifies one call against OpenBLAS's result (max_rel_err), then times each iteration as one
+// Verifies one call against the FP64 reference (max_rel_err), then times each iteration as one
 // sample of the tuner's timing: calls back to back for about a millisecond, from before the
 // first enqueue to after the last has finished, per call.
 template <typename T>
@@ -103,52 +107,8 @@ void measure(benchmark::State& state, const baselines::gemm_operands<T>& p, base
                                         : baselines::gemm_tolerance<T>(p.shape.k));
 }
 
-// A and B of one problem in 16 bits on the host (their bits) and the device, C in float, and
-// OpenBLAS's result on the same values widened to float: products of 16-bit values are exact in
-// float, so results are held to float's bound. One problem alive at a time.
-struct operands16 {
-  gemm_shape shape;
-  std::vector<std::uint16_t> a_bits, b_bits;
-  std::vector<float> reference;
-  rt::device_buffer a, b, c;
-};
-
-// values rounded to Half (runtime's conversion): their bits, and widened the values the device sees.
-template <typename Half>
-std::vector<std::uint16_t> bits_of(const std::vector<float>& values, std::vector<float>& widened) {
-  const std::vector<Half> halves = rt::to_16bit<Half>(values);
-  widened = rt::to_float<Half>(halves);
-  std::vector<std::uint16_t> bits(halves.size());
-  std::transform(halves.begin(), halves.end(), bits.begin(), [](Half h) { return h.bits; });
-  return bits;
-}
-
-operands16& operands16_for(const gemm_shape& s, blas::operand_type type) {
-  static std::map<std::string, std::unique_ptr<operands16>> problems;
-  const std::string key = bench_name(s) + std::string(blas::to_string(type));
-  auto found = problems.find(key);
-  if (found != problems.end()) return *found->second;
-  problems.clear();
-  auto p = std::make_unique<operands16>();
-  p->shape = s;
-  const auto bytes = baselines::footprint(s, sizeof(float));
-  const auto a = baselines::random_values<float>(std::size_t(bytes.a / 4), 12345);
-  const auto b = baselines::random_values<float>(std::size_t(bytes.b / 4), 12346);
-  std::vector<float> wide_a, wide_b;
-  const bool bf16 = type == blas::operand_type::bfloat16;
-  p->a_bits = bf16 ? bits_of<rt::bfloat16>(a, wide_a) : bits_of<rt::float16>(a, wide_a);
-  p->b_bits = bf16 ? bits_of<rt::bfloat16>(b, wide_b) : bits_of<rt::float16>(b, wide_b);
-  p->reference.assign(std::size_t(bytes.c / 4), 0.f);
-  baselines::host_gemm(s, wide_a.data(), wide_b.data(), p->reference.data());
-  auto& ctx = rt::context::get();
-  p->a = rt::device_buffer(ctx, p->a_bits.size() * 2), p->b = rt::device_buffer(ctx, p->b_bits.size() * 2);
-  p->c = rt::device_buffer(ctx, std::size_t(bytes.c));
-  p->a.write(0, p->a.bytes(), p->a_bits.data()), p->b.write(0, p->b.bytes(), p->b_bits.data());
-  return *problems.emplace(key, std::move(p)).first->second;
-}
-
 void bench_tessera16(benchmark::State& state, gemm_shape s, blas::operand_type type) {
-  auto& p = operands16_for(s, type);
+  auto& p = operands_for<float>(s, type);
   auto& ctx = rt::context::get();
   blas::gemm_arguments<float> args;
   args.trans_a = s.trans_a ? blas::transpose::trans : blas::transpose::none;
@@ -166,7 +126,7 @@ void bench_tessera16(benchmark::State& state, gemm_shape s, blas::operand_type t
 }
 
 void bench_cublas16(benchmark::State& state, gemm_shape s, blas::operand_type type) {
-  auto& p = operands16_for(s, type);
+  auto& p = operands_for<float>(s, type);
   const auto gemm = baselines::cublas_gemm16(s, p.a_bits, p.b_bits, type);
   if (!gemm) {
     state.SkipWithError("no CUDA device");
@@ -310,6 +270,8 @@ int main(int argc, char** argv) {
   shapes.push_back({false, false, 8192, 64, 8192});  // tall-skinny
   shapes.push_back({false, false, 64, 8192, 8192});
   shapes.push_back({false, false, 64, 64, 64, 256});  // small batched
+  if (std::getenv("TESSERA_BENCH_NUMERICS") != nullptr)
+    for (const std::int64_t k : {64, 1024, 8192}) shapes.push_back({false, false, 2048, 2048, k});
   for (const auto& s : shapes) register_shape<float>(s, extra, cuda, with_tf32, with_16bit);
   if (with_double)
     for (const auto& s : shapes) register_shape<double>(s, extra, cuda, false, false);

@@ -164,6 +164,24 @@ def test_entries_for_other_groups_are_kept(tmp_path):
     assert [e["transposes"] for e in entries(tmp_path)] == ["nn", "tt"]
 
 
+def test_a_precision_run_writes_entries_of_its_own_precision(tmp_path):
+    """--precision fp16 tunes A and B of 2 bytes: its entry is of element size 2 and precision fp16,
+    beside (not in place of) the FP32 entry of the same shape."""
+    select(tmp_path, write_results(tmp_path, [a_win()], name="fp32.json"))
+    assert select(tmp_path, write_results(tmp_path, [a_win()], name="fp16.json", precision="fp16")) == 0
+    by_precision = {e["precision"]: e for e in entries(tmp_path)}
+    assert set(by_precision) == {"default", "fp16"}
+    assert by_precision["fp16"]["element_bytes"] == 2 and by_precision["default"]["element_bytes"] == 4
+    select(tmp_path, write_results(tmp_path, [a_win()], name="tf32.json", precision="tf32"))
+    assert {e["precision"]: e["element_bytes"] for e in entries(tmp_path)} == {"default": 4, "fp16": 2, "tf32": 4}
+
+
+def test_an_unknown_precision_is_named(tmp_path, capsys):
+    assert select(tmp_path, write_results(tmp_path, [a_win()], precision="fp8")) != 0
+    err = capsys.readouterr().err
+    assert "precision" in err and "fp8" in err
+
+
 def test_partial_and_older_runs_are_not_used(tmp_path, capsys):
     partial = a_win()
     partial["partial"] = True

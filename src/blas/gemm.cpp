@@ -140,7 +140,10 @@ void validate(const gemm_arguments<T>& args) {
   if (args.operands != operand_type::float32 && !std::is_same_v<T, float>)
     fail(fmt::format("operands = {}: 16-bit A and B are for float calls (C in float), not {}", to_string(args.operands),
                      type_name<T>()));
-  const element_kind ab_element = element_of<T>(args.operands), c_element = element_of<T>(operand_type::float32);
+  if (args.result != operand_type::float32 && args.result != args.operands)
+    fail(fmt::format("result = {}: C in 16 bits goes with A and B of the same type (operands = {})",
+                     to_string(args.result), to_string(args.operands)));
+  const element_kind ab_element = element_of<T>(args.operands), c_element = element_of<T>(args.result);
   check_operand(a, ab_element, args.a, a_offset, args.lda, args.stride_a, batch, ab_used);
   check_operand(b, ab_element, args.b, b_offset, args.ldb, args.stride_b, batch, ab_used);
   check_operand(c, c_element, args.c, c_offset, args.ldc, args.stride_c, batch, c_used);
@@ -201,10 +204,13 @@ std::string kernel_options(const gemm_params& p, const gemm_arguments<T>& args) 
   // What the call decides, then what the configuration does (gemm_params.def, gemm_rules.def).
   // A and B of 16 bits are ushort to OpenCL (MMA_INPUT says which format: 0 float in TF32, 1
   // float16, 2 bfloat16); the rules' element size is theirs.
-  const std::string operands =
+  const auto format_of = [](operand_type type) { return type == operand_type::float16 ? 1 : 2; };
+  std::string operands =
       args.operands == operand_type::float32
           ? std::string()
-          : fmt::format("-DOPERAND_REAL=ushort -DMMA_INPUT={} ", args.operands == operand_type::float16 ? 1 : 2);
+          : fmt::format("-DOPERAND_REAL=ushort -DMMA_INPUT={} ", format_of(args.operands));
+  // C in 16 bits: RESULT_TYPE 1 float16, 2 bfloat16 (gemm_common.cl's store).
+  if (args.result != operand_type::float32) operands += fmt::format("-DRESULT_TYPE={} ", format_of(args.result));
   return fmt::format("-DREAL={} -DIS_DOUBLE={} {}-DTRANS_A={} -DTRANS_B={} -DIDX={} -DA_ALIGNED={} -DB_ALIGNED={} "
                      "-DC_ALIGNED={} {}",
                      type_name<T>(), std::is_same_v<T, double> ? 1 : 0, operands, int(ta), int(tb),

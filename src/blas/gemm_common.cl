@@ -18,6 +18,31 @@ typedef REAL real;
 #define OPERAND_REAL real
 #endif
 typedef OPERAND_REAL operand_real;
+// C: real, or (the mma family with 16-bit A and B) 16-bit values, RESULT_TYPE 1 float16, 2
+// bfloat16, read and written by gemm_store_element alone, rounded to nearest even as the host's
+// runtime::float16 and bfloat16 round (vstore_half_rte is core OpenCL; NVIDIA's has no half type).
+#ifndef RESULT_TYPE
+#define RESULT_TYPE 0
+#endif
+#if RESULT_TYPE == 0
+typedef real result_real;
+#define RESULT_LOAD(C, i) ((C)[i])
+#define RESULT_STORE(C, i, value) ((C)[i] = (value))
+#elif RESULT_TYPE == 1
+typedef ushort result_real;
+#define RESULT_LOAD(C, i) vload_half((i), (const global half*)(C))
+#define RESULT_STORE(C, i, value) vstore_half_rte((value), (i), (global half*)(C))
+#else
+typedef ushort result_real;
+#define RESULT_LOAD(C, i) as_float((uint)(C)[i] << 16)
+// A NaN stays a quiet NaN; otherwise round to nearest even on the 16 dropped bits (a carry moves
+// up the exponent, to infinity past the largest finite value).
+inline ushort bfloat16_of(const float value) {
+  const uint x = as_uint(value);
+  return (x & 0x7fffffffu) > 0x7f800000u ? (ushort)((x >> 16) | 0x40u) : (ushort)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+#define RESULT_STORE(C, i, value) ((C)[i] = bfloat16_of(value))
+#endif
 #define VW VECTOR_WIDTH  // the kernels' shorthand
 #define GEMM_CAT_(a, b) a##b
 #define GEMM_CAT(a, b) GEMM_CAT_(a, b)
@@ -85,13 +110,13 @@ typedef GEMM_CAT(REAL, VW) realv;
   const int M, const int N, const int K, const real alpha,                                 \
   const global operand_real* restrict A_base, const ulong a_offset, const int lda, const ulong a_stride, \
   const global operand_real* restrict B_base, const ulong b_offset, const int ldb, const ulong b_stride, \
-  const real beta, global real* C_base, const ulong c_offset, const int ldc, const ulong c_stride, \
+  const real beta, global result_real* C_base, const ulong c_offset, const int ldc, const ulong c_stride, \
   const int batch_count GEMM_EPILOGUE_PARAMETERS
 
 #define GEMM_BATCH_POINTERS(batch)                                                      \
   const global operand_real* restrict A = A_base + a_offset + (ulong)(batch) * a_stride; \
   const global operand_real* restrict B = B_base + b_offset + (ulong)(batch) * b_stride; \
-  global real* C = C_base + c_offset + (ulong)(batch) * c_stride
+  global result_real* C = C_base + c_offset + (ulong)(batch) * c_stride
 
 // Position (lr, lc) of this work-item in the WG_ROWS x WG_COLS grid. Consecutive
 // work-items fill SG_ROWS x SG_COLS blocks first (a hardware sub-group when that is its
@@ -130,7 +155,7 @@ typedef GEMM_CAT(REAL, VW) realv;
 #endif
 
 #ifdef GEMM_STORE_STEP
-inline void gemm_store_element(global real* C, const IDX index, const int row, const int col,
+inline void gemm_store_element(global result_real* C, const IDX index, const int row, const int col,
                                const real acc, const real alpha, const real beta GEMM_EPILOGUE_PARAMETERS) {
   GEMM_STORE_STEP(alpha == (real)0 ? (real)0 : alpha * acc, row, col);
 }
@@ -144,11 +169,11 @@ inline void gemm_store_vector(global real* C, const IDX index, const int row, co
   for (int i = 0; i < VW; ++i) GEMM_STORE_STEP(e[i], row + i, col);
 }
 #else
-inline void gemm_store_element(global real* C, const IDX index, const int row, const int col,
+inline void gemm_store_element(global result_real* C, const IDX index, const int row, const int col,
                                const real acc, const real alpha, const real beta GEMM_EPILOGUE_PARAMETERS) {
   real r = alpha == (real)0 ? (real)0 : alpha * acc;
-  if (beta != (real)0) r = mad(beta, C[index], r);
-  C[index] = GEMM_EPILOGUE(r, row, col);
+  if (beta != (real)0) r = mad(beta, RESULT_LOAD(C, index), r);
+  RESULT_STORE(C, index, GEMM_EPILOGUE(r, row, col));
 }
 
 // Rows row .. row + VW - 1 of column col, consecutive in C.

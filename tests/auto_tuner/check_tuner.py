@@ -8,12 +8,14 @@ message, what the results JSON says, a signal sent mid-run.
   check_tuner.py stop TUNER ARGS                 (ARGS must include --json FILE)
   check_tuner.py full_disk TUNER ARGS            (ARGS must include --json FILE)
   check_tuner.py shapes TUNER SUITE JSON         (tune_* --shapes SUITE --budget 2 --json JSON)
+  check_tuner.py precision TUNER ARGS            (ARGS must include --json FILE; --precision P or fp32)
 Exits 0 when the check holds, 1 with the reason otherwise.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import resource
 import shutil
@@ -133,6 +135,49 @@ def plausible(args: argparse.Namespace) -> None:
             raise CheckFailed(f"run {run_['transposes']}: no configuration was ranked")
 
 
+def tolerance(precision: str, k: int) -> float:
+    """baselines::gemm_tolerance(precision, k): FP32's k-fold bound, plus TF32's operand cut."""
+    fp32 = 4.0 * max(k, 1) * 2.0 ** -23
+    return fp32 + (8.0 * math.sqrt(max(k, 1)) * 2.0 ** -9 if precision == "tf32" else 0.0)
+
+
+def precision(args: argparse.Namespace) -> None:
+    """--precision: the JSON names it; every row that ran carries its error against the FP64
+    product, within the precision's tolerance; the configurations are those that compute in it,
+    and all of them ran: fp32 no mma; tf32 mma only on tensor cores (NVIDIA sm_80 and up); fp16
+    and bf16 mma alone, and on a device without tensor cores a refusal before any work."""
+    command = list(args.command)
+    wanted = command[command.index("--precision") + 1] if "--precision" in command else "fp32"
+    path = json_path(command)
+    done = run(command)
+    if done.returncode != 0:
+        refused = re.search(r"A and B of 16-bit values are multiplied only on tensor cores .* has none", done.stderr)
+        if wanted in ("fp16", "bf16") and refused and "measuring" not in done.stderr and not path.exists():
+            return
+        raise CheckFailed(f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    document = json.loads(path.read_text())
+    if document.get("precision") != wanted:
+        raise CheckFailed(f"the JSON's precision is {document.get('precision')!r}, not {wanted!r}")
+    architecture = re.fullmatch(r"sm_(\d+)", document["device"].get("architecture") or "")
+    tensor_cores = architecture is not None and int(architecture.group(1)) >= 80
+    for run_ in document["runs"]:
+        where = f"run {run_['transposes']} {run_['m']}x{run_['n']}x{run_['k']}"
+        configs = [r for r in run_["results"] if r["kind"] == "config"]
+        if len(configs) != run_["configs_total"] or not configs:
+            raise CheckFailed(f"{where}: {len(configs)} configuration rows of {run_['configs_total']}")
+        mma = [r["name"].startswith("mma") for r in configs]
+        expected = {"fp32": not any(mma), "tf32": any(mma) == tensor_cores}.get(wanted, all(mma))
+        if not expected:
+            raise CheckFailed(f"{where}: {sum(mma)} of {len(mma)} configurations are of the mma family ({wanted} on "
+                              f"{document['device']['name']}, {'with' if tensor_cores else 'without'} tensor cores)")
+        for r in run_["results"]:
+            if r["status"] != "ok":
+                raise CheckFailed(f"{where}: {r['name']}: {r['status']}: {r['reason']}")
+            error, bound = r.get("max_rel_err"), tolerance(wanted, run_["k"])
+            if not isinstance(error, float) or not 0.0 <= error <= bound:
+                raise CheckFailed(f"{where}: {r['name']}: max_rel_err {error!r}, not within [0, {bound:.3g}]")
+
+
 def stop(args: argparse.Namespace) -> None:
     """SIGTERM once the second problem (transpose pair, or shape of a suite) has begun: the first
     problem's results are saved complete, the second's marked partial, and the exit status is
@@ -237,14 +282,14 @@ def main() -> int:
     e.add_argument("--absent")
     e.add_argument("--keep")
     e.add_argument("command", nargs=argparse.REMAINDER)
-    for name in ("finalists", "plausible", "stop", "full_disk", "shapes"):
+    for name in ("finalists", "plausible", "stop", "full_disk", "shapes", "precision"):
         sub.add_parser(name).add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.command and args.command[0] == "--":
         args.command = args.command[1:]
     try:
         {"expect": expect, "finalists": finalists, "plausible": plausible, "stop": stop,
-         "full_disk": full_disk, "shapes": shapes}[args.check](args)
+         "full_disk": full_disk, "shapes": shapes, "precision": precision}[args.check](args)
     except (CheckFailed, subprocess.TimeoutExpired, OSError, json.JSONDecodeError) as failure:
         print(f"check_tuner {args.check}: FAILED: {failure}", file=sys.stderr)
         return 1

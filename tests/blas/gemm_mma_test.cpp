@@ -139,7 +139,15 @@ TEST(GemmMma, FewBlocksTakeSmallerOnesOrTheExactPath) {
   EXPECT_EQ(pick({64, 64, 64, 256}), text(mma_configs[2]));   // a batch of 256 single blocks
   EXPECT_EQ(pick({512, 512, 512}), "exact");                  // 64 blocks of 64 x 64
   EXPECT_EQ(pick({8192, 64, 8192}), "exact");                 // 128 of them: a long K each
-  EXPECT_EQ(pick({8192, 8192, 8192}, "fp16", 2), text("mma cache_line_bytes=64 item=64x64 wg=2x4 stages=5"));
+  // Plenty of blocks: the precision's own pick (tuned shape or class entry) stands.
+  for (const auto& [precision, bytes] : {std::pair{"fp16", 2}, {"bf16", 2}, {"tf32", 4}})
+    for (const bool ta : {false, true})
+      for (const bool tb : {false, true}) {
+        const blas::gemm_problem_shape large{8192, 8192, 8192, 1, ta, tb};
+        EXPECT_EQ(pick(large, precision, bytes),
+                  blas::to_string(blas::choose_default(table, h200_key, h200_limits, bytes, large, precision).params))
+            << precision << ta << tb;
+      }
   EXPECT_EQ(pick({8192, 8192, 8192}, "tf32", 4), text(mma_configs[0]));
 }
 
@@ -350,14 +358,15 @@ blas::gemm_arguments<float> call16(const rt::device_buffer& a, const rt::device_
   return args;
 }
 
-// Runs C = alpha op(A) op(B) + beta C with A and B stored as Half, checked element by element
-// against OpenBLAS on the same values widened to float: a product of two 16-bit values is
-// exact in float, so the bound is FP32 summation's alone.
+// Runs C = alpha op(A) op(B) + beta C with A and B stored as Half (and C too where c16), checked
+// element by element against OpenBLAS on the same values widened to float: a product of two
+// 16-bit values is exact in float, so the bound is FP32 summation's, plus with c16 one rounding
+// to Half (its unit roundoff: 2^-11 float16, 2^-8 bfloat16) of the result.
 template <typename Half>
 void check_gemm16(const blas::gemm_params& params, blas::operand_type type, bool ta, bool tb, std::int64_t m,
-                  std::int64_t n, std::int64_t k, std::int64_t batch, bool aligned) {
-  SCOPED_TRACE(fmt::format("{} {}{} m={} n={} k={} batch={} {}", blas::to_string(type), ta ? 'T' : 'N',
-                           tb ? 'T' : 'N', m, n, k, batch, aligned ? "aligned" : "unaligned"));
+                  std::int64_t n, std::int64_t k, std::int64_t batch, bool aligned, bool c16 = false) {
+  SCOPED_TRACE(fmt::format("{} {}{} m={} n={} k={} batch={} {}{}", blas::to_string(type), ta ? 'T' : 'N',
+                           tb ? 'T' : 'N', m, n, k, batch, aligned ? "aligned" : "unaligned", c16 ? ", C 16-bit" : ""));
   auto& ctx = rt::context::get();
   const std::int64_t a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
   // Aligned: leading dimensions, offsets and strides in multiples of 8 elements (16 bytes).
@@ -369,9 +378,15 @@ void check_gemm16(const blas::gemm_params& params, blas::operand_type type, bool
   const auto wide_b = tessera::testing::random_values<float>(std::size_t(offset + stride_b * batch));
   const auto half_a = rt::to_16bit<Half>(wide_a), half_b = rt::to_16bit<Half>(wide_b);
   const auto a = rt::to_float<Half>(half_a), b = rt::to_float<Half>(half_b);  // the values the device sees
-  const auto c0 = tessera::testing::random_values<float>(std::size_t(stride_c * batch));
-  rt::device_buffer da(ctx, half_a.size() * 2), db(ctx, half_b.size() * 2), dc(ctx, c0.size() * 4);
-  da.write(0, da.bytes(), half_a.data()), db.write(0, db.bytes(), half_b.data()), dc.write(0, dc.bytes(), c0.data());
+  auto c0 = tessera::testing::random_values<float>(std::size_t(stride_c * batch));
+  const auto half_c = rt::to_16bit<Half>(c0);
+  if (c16) c0 = rt::to_float<Half>(half_c);
+  rt::device_buffer da(ctx, half_a.size() * 2), db(ctx, half_b.size() * 2), dc(ctx, c0.size() * (c16 ? 2 : 4));
+  da.write(0, da.bytes(), half_a.data()), db.write(0, db.bytes(), half_b.data());
+  if (c16)
+    dc.write(0, dc.bytes(), half_c.data());
+  else
+    dc.write(0, dc.bytes(), c0.data());
   blas::gemm_arguments<float> args;
   args.trans_a = ta ? blas::transpose::trans : blas::transpose::none;
   args.trans_b = tb ? blas::transpose::trans : blas::transpose::none;
@@ -379,9 +394,17 @@ void check_gemm16(const blas::gemm_params& params, blas::operand_type type, bool
   args.a = &da, args.a_offset = offset, args.lda = lda, args.stride_a = stride_a;
   args.b = &db, args.b_offset = offset, args.ldb = ldb, args.stride_b = stride_b;
   args.c = &dc, args.ldc = ldc, args.stride_c = stride_c, args.operands = type;
+  if (c16) args.result = type;
   blas::gemm_with(params, args).wait();
   std::vector<float> out(c0.size());
-  dc.read(0, dc.bytes(), out.data());
+  if (c16) {
+    std::vector<Half> bits(c0.size());
+    dc.read(0, dc.bytes(), bits.data());
+    out = rt::to_float<Half>(bits);
+  } else {
+    dc.read(0, dc.bytes(), out.data());
+  }
+  const float rounding = !c16 ? 0.f : type == blas::operand_type::float16 ? 0x1p-11f : 0x1p-8f;
 
   std::vector<float> ref = c0, scale(c0.size(), 0.f), abs_a(a.size()), abs_b(b.size());
   for (std::size_t i = 0; i < a.size(); ++i) abs_a[i] = std::abs(a[i]);
@@ -402,10 +425,11 @@ void check_gemm16(const blas::gemm_params& params, blas::operand_type type, bool
       for (std::int64_t i = 0; i < ldc && failures < 5; ++i) {
         const std::size_t x = e * stride_c + i + j * ldc;
         const bool inside = i < m;
-        if (inside ? !(std::abs(out[x] - ref[x]) <= tol * scale[x] + 1e-30f) : out[x] != c0[x]) {
+        const float bound = tol * scale[x] + rounding * std::abs(ref[x]) + 1e-30f;
+        if (inside ? !(std::abs(out[x] - ref[x]) <= bound) : out[x] != c0[x]) {
           ++failures;
           ADD_FAILURE() << fmt::format("C[{}] ({}) = {} but {} (bound {})", x, inside ? "inside" : "outside", out[x],
-                                       inside ? ref[x] : c0[x], tol * scale[x]);
+                                       inside ? ref[x] : c0[x], bound);
         }
       }
 }
@@ -465,6 +489,32 @@ TEST(GemmMma16, OperandsAreCheckedInTheirOwnElements) {
   EXPECT_EQ(blas::detail::launch_count(), before);
 }
 
+TEST(GemmMma16, ASixteenBitResultIsCheckedInItsOwnElementsAndGoesWithItsOperands) {
+  auto& ctx = rt::context::get();
+  const int size = 16;
+  rt::device_buffer a(ctx, size * size * 2), b(ctx, size * size * 2), c(ctx, size * size * 4);
+  rt::device_buffer short_c(ctx, size * size * 2 - 2);
+  const auto before = blas::detail::launch_count();
+  const auto refusal = [&](blas::gemm_arguments<float> args) {
+    try {
+      blas::gemm(args);
+      return std::string("accepted");
+    } catch (const tessera::argument_error& e) {
+      return std::string(e.what());
+    }
+  };
+  auto call = call16(a, b, short_c, size, blas::operand_type::float16);
+  call.result = blas::operand_type::float16;
+  EXPECT_THAT(refusal(call), HasSubstr("buffer C holds 255 float16 elements"));
+  call.c = &c, call.result = blas::operand_type::bfloat16;
+  EXPECT_THAT(refusal(call), HasSubstr("result = bfloat16: C in 16 bits goes with A and B of the same type "
+                                       "(operands = float16)"));
+  auto floats = call_on(a, a, c, size / 2, blas::math_mode::tf32);
+  floats.result = blas::operand_type::bfloat16;
+  EXPECT_THAT(refusal(floats), HasSubstr("(operands = float32)"));
+  EXPECT_EQ(blas::detail::launch_count(), before);
+}
+
 TEST(GemmMma16, WithoutTensorCoresSixteenBitOperandsAreRefusedNamingWhy) {
   if (has_tensor_cores()) GTEST_SKIP() << "the device has tensor cores";
   auto& ctx = rt::context::get();
@@ -503,12 +553,14 @@ TEST_P(GemmMma16OnTensorCores, MatchesOpenBlasOnTheSameValues) {
     std::int64_t m, n, k, batch;
   };
   for (const shape s : {shape{1, 1, 1, 1}, {17, 33, 9, 1}, {129, 65, 100, 1}, {300, 257, 515, 1}, {70, 40, 37, 3}})
-    for (const bool aligned : {true, false}) {
-      if (bf16)
-        check_gemm16<rt::bfloat16>(params, blas::operand_type::bfloat16, ta, tb, s.m, s.n, s.k, s.batch, aligned);
-      else
-        check_gemm16<rt::float16>(params, blas::operand_type::float16, ta, tb, s.m, s.n, s.k, s.batch, aligned);
-    }
+    for (const bool aligned : {true, false})
+      for (const bool c16 : {false, true}) {
+        if (bf16)
+          check_gemm16<rt::bfloat16>(params, blas::operand_type::bfloat16, ta, tb, s.m, s.n, s.k, s.batch, aligned,
+                                     c16);
+        else
+          check_gemm16<rt::float16>(params, blas::operand_type::float16, ta, tb, s.m, s.n, s.k, s.batch, aligned, c16);
+      }
 }
 
 std::vector<mma16_case> all_mma16_cases() {

@@ -16,6 +16,8 @@ blas::gemm_arguments<float> tune_args::gemm_call() const {
   call.b = &operands->b, call.ldb = s.ldb(), call.stride_b = s.stride_b();
   call.c = &operands->c, call.ldc = s.ldc(), call.stride_c = s.stride_c();
   call.batch_count = s.batch;
+  call.math = baselines::math_of(precision);
+  call.operands = baselines::operands_of(precision);
   return call;
 }
 
@@ -26,7 +28,8 @@ std::unique_ptr<baselines::gemm_implementation<float>> config_implementation(con
   if (!args.fault_config.empty() && args.fault_config == blas::to_string(params))
     shape.k = std::max<std::int64_t>(shape.k - 1, 0);
   const auto& o = *args.operands;
-  return baselines::tessera_gemm<float>(std::move(name), *args.ctx, params, shape, o.a, o.b, o.c);
+  return baselines::tessera_gemm<float>(std::move(name), *args.ctx, params, shape, o.a, o.b, o.c,
+                                        baselines::math_of(args.precision), baselines::operands_of(args.precision));
 }
 
 const std::vector<float>& reference_of(const tune_args& args) {
@@ -35,7 +38,7 @@ const std::vector<float>& reference_of(const tune_args& args) {
 
 double tolerance_of(const tune_args& args) {
   // The epilogue adds a rounding or two to the product's.
-  return baselines::gemm_tolerance<float>(args.shape().k + (args.epilogue != nullptr ? 2 : 0));
+  return baselines::gemm_tolerance(args.precision, args.shape().k + (args.epilogue != nullptr ? 2 : 0));
 }
 
 tune_result measure_config(const blas::gemm_params& params, const tune_args& args) {
@@ -49,6 +52,7 @@ tune_result measure_config(const blas::gemm_params& params, const tune_args& arg
   result.status = m.outcome;
   result.reason = m.reason;
   result.time = m.time;
+  result.max_error = m.max_error;
   return result;
 }
 

@@ -28,6 +28,7 @@ struct tune_result {
   std::string reason;                     // why, when not ok
   std::optional<baselines::timing> time;  // set when measured
   std::optional<double> build_seconds;
+  std::optional<double> max_error;  // max_relative_error against the FP64 reference, when it ran
   double flops = 0;  // floating-point operations of one call
   baselines::processor where = baselines::processor::opencl_device;
   double median_gflops() const { return time ? flops / time->median_seconds * 1e-9 : 0.0; }
@@ -35,10 +36,12 @@ struct tune_result {
   std::string configuration() const { return params ? blas::to_string(*params) : std::string(); }
 };
 
-/// One problem: operands on the host and the device, the reference, how to time.
+/// One problem: operands on the host and the device (in the precision's format), the reference,
+/// how to time.
 struct tune_args {
   const runtime::context* ctx = nullptr;
   const baselines::gemm_operands<float>* operands = nullptr;
+  baselines::gemm_precision precision = baselines::gemm_precision::fp32;  // --precision
   baselines::timing_options timing;
   /// Self-test of the verification: the configuration with this text form runs with K one
   /// short, a wrong kernel call that must be reported as wrong_result and never ranked.

@@ -52,6 +52,7 @@ struct options {
   double peak_gflops = 0;  // 0: estimated from the device
   std::string fault_config, fault_baseline;
   std::string epilogue;  // empty: the plain GEMM
+  std::string precision = "fp32";  // --precision (baselines::precision_from)
   std::vector<std::string> shapes_paths;  // --shapes: suites of problems instead of --m --n --k --batch
 };
 
@@ -65,7 +66,9 @@ std::string bytes_text(double bytes) {
 /// sizes, the memory the problem needs on the device and the host, and what they have.
 void check_problem_fits(const options& opt, const runtime::device_info& device) {
   const baselines::gemm_shape shape{false, false, opt.m, opt.n, opt.k, opt.batch};
-  const auto bytes = baselines::footprint(shape, sizeof(float));
+  auto bytes = baselines::footprint(shape, sizeof(float));
+  if (baselines::operands_of(baselines::precision_from(opt.precision)) != blas::operand_type::float32)
+    bytes.a /= 2, bytes.b /= 2;  // 16-bit A and B
   const std::string sizes = fmt::format("--m {} --n {} --k {}{}", opt.m, opt.n, opt.k,
                                         opt.batch > 1 ? fmt::format(" --batch {}", opt.batch) : "");
   // With an epilogue, its C and its input (D is m x n) sit beside the GEMM's.
@@ -82,14 +85,16 @@ void check_problem_fits(const options& opt, const runtime::device_info& device) 
     throw argument_error(fmt::format("{}: the problem needs {} of device memory ({}), but {} has {}", sizes,
                                      bytes_text(on_device), parts, device.name,
                                      bytes_text(double(device.global_memory_bytes))));
-  // The host holds A, B, the reference C, a C read back for verification and OpenBLAS's C.
-  const double on_host = double(bytes.a) + double(bytes.b) + 3.0 * double(bytes.c) + extra_c;
+  // The host holds A, B (as floats, and as doubles while the FP64 reference is computed), the
+  // reference C (and its FP64 sums), a C read back for verification and OpenBLAS's C.
+  const auto& full = baselines::footprint(shape, sizeof(float));
+  const double on_host = 3.0 * double(full.a + full.b) + 5.0 * double(full.c) + extra_c;
   const double host_memory = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGESIZE));
   if (host_memory > 0 && on_host > host_memory)
-    throw argument_error(fmt::format("{}: the problem needs {} of host memory (A {}, B {}, and three copies of C, "
-                                     "{} each), but the host has {}",
-                                     sizes, bytes_text(on_host), bytes_text(double(bytes.a)),
-                                     bytes_text(double(bytes.b)), bytes_text(double(bytes.c)), bytes_text(host_memory)));
+    throw argument_error(fmt::format("{}: the problem needs {} of host memory (A {} and B {} in float and in double "
+                                     "for the FP64 reference, and five C's worth, {} each), but the host has {}",
+                                     sizes, bytes_text(on_host), bytes_text(double(full.a)),
+                                     bytes_text(double(full.b)), bytes_text(double(full.c)), bytes_text(host_memory)));
 }
 
 // ---- stopping on SIGINT or SIGTERM -----------------------------------------------------------
@@ -163,10 +168,13 @@ struct problem {
 std::unique_ptr<problem> make_problem(const runtime::context& ctx, const options& opt, bool ta, bool tb) {
   auto p = std::make_unique<problem>();
   const baselines::gemm_shape shape{ta, tb, opt.m, opt.n, opt.k, opt.batch};
-  p->operands = std::make_unique<baselines::gemm_operands<float>>(ctx, shape, std::random_device{}());
+  const auto precision = baselines::precision_from(opt.precision);
+  p->operands = std::make_unique<baselines::gemm_operands<float>>(ctx, shape, std::random_device{}(),
+                                                                  baselines::operands_of(precision));
   tune_args& a = p->args;
   a.ctx = &ctx;
   a.operands = p->operands.get();
+  a.precision = precision;
   a.timing.warmups = opt.warmups;
   a.timing.repetitions = opt.repetitions;
   a.fault_config = opt.fault_config;
@@ -190,12 +198,15 @@ tune_result measure_baseline(gemm_implementation<float>& gemm, const tune_args& 
   r.status = m.outcome;
   r.reason = m.reason;
   r.time = m.time;
+  r.max_error = m.max_error;
   return r;
 }
 
 /// The system BLAS (or, with an epilogue, the unfused paths), each verified and timed like a
-/// configuration. --fault-baseline NAME runs that baseline with K one short: a wrong call that
-/// must be reported as wrong_result and never ranked.
+/// configuration: CLBlast, OpenBLAS and cuBLAS in FP32; for TF32 the same, cuBLAS in its TF32
+/// math; for 16-bit A and B cuBLAS's cublasGemmEx alone (CLBlast's and OpenBLAS's 16-bit GEMMs
+/// round C to 16 bits or run on the host: no like-for-like row). --fault-baseline NAME runs that
+/// baseline with K one short: a wrong call that must be reported as wrong_result and never ranked.
 std::vector<tune_result> run_baselines(problem& p, const options& opt) {
   using factory = std::function<std::unique_ptr<gemm_implementation<float>>(const baselines::gemm_shape&)>;
   const runtime::context& ctx = *p.args.ctx;
@@ -213,10 +224,15 @@ std::vector<tune_result> run_baselines(problem& p, const options& opt) {
       const auto name = fmt::format("tessera default + separate {}: {}", e.name(), blas::to_string(params));
       return with_separate_epilogue(name, ctx, e, baselines::tessera_gemm<float>(name, ctx, params, s, o.a, o.b, c));
     });
+  } else if (o.operands != blas::operand_type::float32) {
+    factories.push_back(
+        [&](const baselines::gemm_shape& s) { return baselines::cublas_gemm16(s, o.a_bits, o.b_bits, o.operands); });
   } else {
+    const auto math = baselines::math_of(p.args.precision);
     factories.push_back([&](const baselines::gemm_shape& s) { return baselines::clblast_gemm<float>(ctx, s, o.a, o.b, o.c); });
     factories.push_back([&](const baselines::gemm_shape& s) { return baselines::openblas_gemm<float>(s, o.host_a, o.host_b); });
-    factories.push_back([&](const baselines::gemm_shape& s) { return baselines::cublas_gemm<float>(s, o.host_a, o.host_b); });
+    factories.push_back(
+        [&, math](const baselines::gemm_shape& s) { return baselines::cublas_gemm<float>(s, o.host_a, o.host_b, math); });
   }
   std::vector<tune_result> out;
   for (const auto& make : factories) {
@@ -376,6 +392,25 @@ std::vector<blas::gemm_params> nearest_leaders(
   return out;
 }
 
+/// The configurations that compute in the precision: fp32 every family but mma (tensor cores
+/// round to TF32, and gemm_with refuses them on an exact call); tf32 every family (the exact
+/// ones are what a TF32 call runs on a device without tensor cores), mma only where the device
+/// has tensor cores; fp16 and bf16 the mma family alone (nothing else reads 16-bit operands), and
+/// of it what the rules allow for 2-byte elements (the build checked them for float's 4).
+std::vector<candidate> candidates_for(std::vector<candidate> all, baselines::gemm_precision precision,
+                                      bool tensor_cores) {
+  const auto keep = [&](const candidate& c) {
+    const bool mma = c.params.family == blas::gemm_family::mma;
+    switch (precision) {
+      case baselines::gemm_precision::fp32: return !mma;
+      case baselines::gemm_precision::tf32: return !mma || tensor_cores;
+      default: return mma && blas::check_gemm_rules(c.params, 2).empty();
+    }
+  };
+  std::erase_if(all, [&](const candidate& c) { return !keep(c); });
+  return all;
+}
+
 // ---- output --------------------------------------------------------------------------------
 
 void print_table(const run_record& run, std::ostream& out, int stopped_by) {
@@ -441,6 +476,7 @@ nlohmann::json to_json(const tune_result& r) {
                        : nlohmann::json(nullptr);
   j["seconds"] = r.time ? seconds_json(*r.time) : nlohmann::json(nullptr);
   j["build_seconds"] = r.build_seconds ? nlohmann::json(*r.build_seconds) : nlohmann::json(nullptr);
+  j["max_rel_err"] = r.max_error ? nlohmann::json(*r.max_error) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -476,6 +512,7 @@ std::string results_json(const options& opt, const run_context& rc, const std::v
       {"tool", rc.tool},
       {"date", date},
       {"element_type", "float"},
+      {"precision", opt.precision},
       {"epilogue", opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue)},
       {"partial", stopped_by != 0 || std::any_of(runs.begin(), runs.end(), [](auto& r) { return r.partial; })},
       {"stopped_by", stopped_by != 0 ? nlohmann::json(signal_name(stopped_by)) : nlohmann::json(nullptr)},
@@ -598,6 +635,12 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                  fmt::format("tune the GEMM with this epilogue fused ({}); the unfused paths (tessera's GEMM, "
                              "CLBlast, each + a separate kernel) are measured beside it",
                              fmt::join(epilogue_names(), ", ")));
+  app.add_option("--precision", opt.precision,
+                 "the arithmetic tuned: fp32 (exact; every family but mma), tf32 (float GEMM in "
+                 "blas::math_mode::tf32: every family, the mma family on tensor cores), fp16 or bf16 (A and B of "
+                 "16-bit values, C float: the mma family alone); each row verified against the FP64 product within "
+                 "the format's tolerance, cuBLAS in the same math as the baseline")
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
   app.add_option("--shapes", opt.shapes_paths,
                  "tune every shape of these suites (configs/shapes/*.json: lists of {m, n, k, batch, transposes, "
                  "weight}) one after the other, each warm-started from its nearest tuned neighbours' leaders, "
@@ -619,7 +662,14 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       std::cerr << fmt::format("{}: --epilogue tunes a single GEMM: --batch must be 1\n", tool) << app.help();
       return 1;
     }
+    if (opt.precision != "fp32") {
+      std::cerr << fmt::format("{}: --epilogue tunes FP32 GEMMs: --precision {} goes without it\n", tool,
+                               opt.precision)
+                << app.help();
+      return 1;
+    }
   }
+  const auto precision = baselines::precision_from(opt.precision);
   // Outside the try: a stop or an error mid-run still writes what was measured, naming the device.
   std::vector<runtime::device_info> devices;
   std::vector<run_record> runs;
@@ -661,17 +711,30 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       return o;
     };
     for (const auto& job : jobs) check_problem_fits(options_of(job), device);
-    rc.device = &device;
+    rc.device = &device;  // what follows is about the device, not the command line
+    const bool tensor_cores = blas::device_limits(device).tensor_cores != 0;
+    if (baselines::operands_of(precision) != blas::operand_type::float32 && !tensor_cores)
+      throw unsupported_error(fmt::format(
+          "--precision {}: A and B of 16-bit values are multiplied only on tensor cores (the mma family: NVIDIA, "
+          "compute capability 8.0 and up), and {} has none",
+          opt.precision, device.name));
+    for (const auto& pair : pairs)
+      if (candidates_for(pair.candidates(), precision, tensor_cores).empty())
+        throw argument_error(fmt::format(
+            "--precision {}: none of the {} configurations this tuner was built with computes in {} on {} "
+            "(fp16 and bf16 need the mma family: build with -DTUNING_TARGET=NVIDIA_GPU)",
+            opt.precision, pair.candidates().size(), opt.precision, device.name));
     rc.peak = opt.peak_gflops > 0 ? std::optional<baselines::device_peak>({opt.peak_gflops, "given by --peak-gflops"})
-                                  : baselines::estimate_peak(device, sizeof(float));
+                                  : baselines::estimate_peak(device, precision);
     runtime::context ctx(device);
     if (opt.build_threads == 0) opt.build_threads = int(std::max(1u, std::thread::hardware_concurrency()));
     install_stop_handlers();
-    std::cerr << fmt::format("{} on {} ({}), {}{}; peak {}\n", tool, device.name, device.driver_version,
+    std::cerr << fmt::format("{} on {} ({}), {}{}{}; peak {}\n", tool, device.name, device.driver_version,
                              opt.shapes_paths.empty()
                                  ? fmt::format("m={} n={} k={} batch={}", opt.m, opt.n, opt.k, opt.batch)
                                  : fmt::format("{} problems of {}", jobs.size(), fmt::join(opt.shapes_paths, ", ")),
                              opt.epilogue.empty() ? "" : ", epilogue " + opt.epilogue,
+                             precision == baselines::gemm_precision::fp32 ? "" : ", precision " + opt.precision,
                              rc.peak ? fmt::format("{:.0f} GFLOP/s ({})", rc.peak->gflops, rc.peak->derivation)
                                      : std::string("unknown"));
     bool any_verified = false;
@@ -684,7 +747,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       const auto& pair = *std::find_if(pairs.begin(), pairs.end(), [&](const auto& p) {
         return p.trans_a == job.trans_a && p.trans_b == job.trans_b;
       });
-      const auto cands = pair.candidates();
+      const auto cands = candidates_for(pair.candidates(), precision, tensor_cores);
       run_record& run = runs.emplace_back();
       run.transposes = job.transposes();
       run.m = job.m, run.n = job.n, run.k = job.k, run.batch = job.batch;

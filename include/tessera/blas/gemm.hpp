@@ -2,7 +2,7 @@
 // GEMM on OpenCL devices: C = alpha * op(A) * op(B) + beta * C, column-major, for float and
 // double, on device buffers with offsets, on matrix<T>, and strided-batched. A float call may
 // also run on tensor cores: in TF32 where its math_mode allows, or from 16-bit A and B
-// (operand_type).
+// (operand_type), C in float or in their 16-bit type.
 //
 // Every call checks its arguments before anything is enqueued (argument_error names the
 // argument), picks a kernel configuration from the defaults table for the device and the
@@ -78,12 +78,17 @@ struct gemm_arguments {
   index_t batch_count = 1;
   math_mode math = math_mode::exact;
   operand_type operands = operand_type::float32;  // A and B (float calls only)
+  /// C: float32, or with 16-bit A and B their own type (cublasGemmEx's Ctype): C is read (beta)
+  /// and written in 16 bits, rounded to nearest even once from the FP32 result; offsets and
+  /// strides count its 16-bit elements. alpha and beta stay float.
+  operand_type result = operand_type::float32;
 };
 
 /// Throws argument_error, naming the argument, unless the call is well-formed: sizes and
 /// the batch count >= 0, each leading dimension at least the rows of its stored matrix,
 /// strides >= 0 (C's at least one matrix when batched), every buffer present and large
-/// enough, all in one context.
+/// enough (in its own element size), all in one context; C in 16 bits only with A and B of the
+/// same type.
 template <device_scalar T>
 void validate(const gemm_arguments<T>& args);
 

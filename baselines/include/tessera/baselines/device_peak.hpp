@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include <tessera/baselines/gemm_problem.hpp>
 #include <tessera/runtime/device.hpp>
 
 namespace tessera::baselines {
@@ -29,5 +30,12 @@ std::optional<device_peak> estimate_peak(runtime::device_type type, std::uint32_
 /// estimate_peak for a discovered device and element size (4: float, 8: double), reading the
 /// clock and native vector width from the driver; nullopt for a device without a handle.
 std::optional<device_peak> estimate_peak(const runtime::device_info& device, std::size_t element_bytes);
+
+/// The bound for tensor-core products (TF32, or FP16/BF16 operands) on a device with tensor cores
+/// (blas::device_limits): compute units x clock x multiply-adds per compute unit and clock x 2,
+/// at twice Hopper's dense rate per SM (TF32 1024 multiply-adds a clock, 16-bit 2048: H100's
+/// 494 / 989 TFLOP/s over 132 SMs at 1.83 GHz) so that a faster tensor core still fits;
+/// estimate_peak(device, 4) for fp32 or a device without tensor cores.
+std::optional<device_peak> estimate_peak(const runtime::device_info& device, gemm_precision precision);
 
 }  // namespace tessera::baselines

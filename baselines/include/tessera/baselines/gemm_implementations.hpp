@@ -71,14 +71,15 @@ struct measurement {
   status outcome = status::skipped;
   std::string reason;          // why, when not ok
   std::optional<timing> time;  // when ok
+  std::optional<double> max_error;  // max_relative_error of the verified result, when it ran
 };
 
 /// C after one call into a poisoned C (NaN where the call writes nothing).
 template <typename T>
 std::vector<T> result_of_one_call(gemm_implementation<T>& gemm);
 
-/// Poisons C, runs one call and compares C with reference (first_mismatch); when it agrees,
-/// times the implementation (time_calls). Never throws: a failure becomes the outcome, with
+/// Poisons C, runs one call and compares C with reference (first_mismatch, and its
+/// max_relative_error); when it agrees, times the implementation (time_calls). Never throws: a failure becomes the outcome, with
 /// the reason (build_failed: the build log's first lines; unsupported; launch_failed: the
 /// error; wrong_result: the element that is off).
 template <typename T>

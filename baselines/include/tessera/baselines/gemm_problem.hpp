@@ -1,15 +1,30 @@
 #pragma once
 // One GEMM problem as every comparison sees it: C = op(A) op(B) (alpha 1, beta 0), column-major,
-// strided-batched, on fresh random operands (never zeros) with OpenBLAS's result as the
+// strided-batched, on fresh random operands (never zeros) with OpenBLAS's FP64 result as the
 // reference; and the check of a result against that reference.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <tessera/blas/gemm.hpp>
 #include <tessera/runtime/buffer.hpp>
 #include <tessera/runtime/context.hpp>
 
 namespace tessera::baselines {
+
+/// The arithmetic of a float GEMM problem (the tuner's --precision): FP32; TF32 products
+/// (blas::math_mode::tf32); or A and B stored in FP16 or BF16 (blas::operand_type), C in float.
+enum class gemm_precision { fp32, tf32, fp16, bf16 };
+
+/// "fp32", "tf32", "fp16", "bf16".
+std::string_view to_string(gemm_precision precision);
+/// The precision named text; argument_error naming the valid names otherwise.
+gemm_precision precision_from(std::string_view text);
+blas::math_mode math_of(gemm_precision precision);
+blas::operand_type operands_of(gemm_precision precision);
+/// Its name in the defaults table (gemm_defaults.def's precision column): "default" for fp32.
+std::string_view defaults_precision(gemm_precision precision);
 
 /// Sizes and layout: op(A) is m x k, op(B) k x n, C m x n; each stored matrix densely
 /// (leading dimension its row count), batch entries one after the other.
@@ -51,16 +66,24 @@ std::vector<T> random_values(std::size_t n, std::uint64_t seed);
 template <typename T>
 void host_gemm(const gemm_shape& shape, const T* a, const T* b, T* c);
 
-/// The operands of one problem on the host and on ctx's device, and OpenBLAS's result.
+/// The operands of one problem on the host and on ctx's device, and the reference result.
 template <typename T>
 struct gemm_operands {
-  /// Random A and B from seed, copied to the device; C allocated (not written).
-  gemm_operands(const runtime::context& ctx, const gemm_shape& shape, std::uint64_t seed);
+  /// Random A and B from seed, stored on the device as operands says (16-bit types: float
+  /// only; argument_error for double); C allocated (not written).
+  gemm_operands(const runtime::context& ctx, const gemm_shape& shape, std::uint64_t seed,
+                blas::operand_type operands = blas::operand_type::float32);
 
   const runtime::context* ctx;
   gemm_shape shape;
+  blas::operand_type operands;
+  /// The values of A and B the device holds (16-bit operands: rounded to nearest even, widened).
   std::vector<T> host_a, host_b;
-  std::vector<T> reference;  // C = op(A) op(B), column-major, every batch entry
+  /// 16-bit operands: their bits, as a and b hold them (empty otherwise).
+  std::vector<std::uint16_t> a_bits, b_bits;
+  /// C = op(A) op(B) of host_a and host_b, computed in FP64 (OpenBLAS's dgemm) and rounded
+  /// to T once: column-major, every batch entry.
+  std::vector<T> reference;
   runtime::device_buffer a, b, c;
 };
 
@@ -73,6 +96,12 @@ double gemm_tolerance(std::int64_t k);
 /// operand cut to 10 mantissa bits adds up to 2^-9 of |a b| per product; the bound is the
 /// square-root growth of k such errors of random sign over operands in [-1, 1], times 8.
 double tf32_gemm_tolerance(std::int64_t k);
+
+/// The tolerance of a float problem of this precision against the FP64 reference of the values
+/// the device holds: FP32's k-fold bound (gemm_tolerance<float>) for fp32 and for 16-bit A and B
+/// (products of 16-bit values are exact in FP32; only the FP32 sums round: their own rounding
+/// to 16 bits is the data's, made on the host), tf32_gemm_tolerance for TF32 products.
+double gemm_tolerance(gemm_precision precision, std::int64_t k);
 
 /// "" when every element of got lies within tolerance * max(1, |want|) of want, else which
 /// element is off and by how much (a NaN, an element never written, is off).
