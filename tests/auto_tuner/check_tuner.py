@@ -144,8 +144,9 @@ def tolerance(precision: str, k: int) -> float:
 def precision(args: argparse.Namespace) -> None:
     """--precision: the JSON names it; every row that ran carries its error against the FP64
     product, within the precision's tolerance; the configurations are those that compute in it,
-    and all of them ran: fp32 no mma; tf32 mma only on tensor cores (NVIDIA sm_80 and up); fp16
-    and bf16 mma alone, and on a device without tensor cores a refusal before any work."""
+    and all of them ran: fp32 no mma; tf32 mma alone on tensor cores (NVIDIA sm_80 and up), no
+    mma elsewhere; fp16 and bf16 mma alone, and on a device without tensor cores a refusal before
+    any work."""
     command = list(args.command)
     wanted = command[command.index("--precision") + 1] if "--precision" in command else "fp32"
     path = json_path(command)
@@ -166,7 +167,7 @@ def precision(args: argparse.Namespace) -> None:
         if len(configs) != run_["configs_total"] or not configs:
             raise CheckFailed(f"{where}: {len(configs)} configuration rows of {run_['configs_total']}")
         mma = [r["name"].startswith("mma") for r in configs]
-        expected = {"fp32": not any(mma), "tf32": any(mma) == tensor_cores}.get(wanted, all(mma))
+        expected = {"fp32": not any(mma), "tf32": all(mma) if tensor_cores else not any(mma)}.get(wanted, all(mma))
         if not expected:
             raise CheckFailed(f"{where}: {sum(mma)} of {len(mma)} configurations are of the mma family ({wanted} on "
                               f"{document['device']['name']}, {'with' if tensor_cores else 'without'} tensor cores)")
