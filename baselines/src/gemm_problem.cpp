@@ -23,9 +23,14 @@ std::string_view to_string(gemm_precision precision) {
 }
 
 gemm_precision precision_from(std::string_view text) {
-  for (const auto p : {gemm_precision::fp32, gemm_precision::tf32, gemm_precision::fp16, gemm_precision::bf16})
+  constexpr gemm_precision every[] = {gemm_precision::fp32, gemm_precision::tf32, gemm_precision::fp16,
+                                      gemm_precision::bf16};
+  std::string names;
+  for (const auto p : every) {
     if (text == to_string(p)) return p;
-  throw argument_error(fmt::format("precision '{}': not one of fp32, tf32, fp16, bf16", text));
+    names += (names.empty() ? "" : ", ") + std::string(to_string(p));
+  }
+  throw argument_error(fmt::format("precision '{}': not one of {}", text, names));
 }
 
 blas::math_mode math_of(gemm_precision precision) {
@@ -36,10 +41,6 @@ blas::operand_type operands_of(gemm_precision precision) {
   return precision == gemm_precision::fp16   ? blas::operand_type::float16
          : precision == gemm_precision::bf16 ? blas::operand_type::bfloat16
                                              : blas::operand_type::float32;
-}
-
-std::string_view defaults_precision(gemm_precision precision) {
-  return precision == gemm_precision::fp32 ? "default" : to_string(precision);
 }
 
 std::string gemm_shape::name() const {
@@ -156,7 +157,7 @@ gemm_operands<T>::gemm_operands(const runtime::context& context, const gemm_shap
       a_bits = round_to_16bit<runtime::bfloat16>(host_a), b_bits = round_to_16bit<runtime::bfloat16>(host_b);
   }
   reference = fp64_product(s, host_a, host_b, std::size_t(bytes.c / sizeof(T)));
-  const std::size_t element_bytes = sixteen_bit ? 2 : sizeof(T);
+  const auto element_bytes = std::size_t(blas::operand_bytes(types, int(sizeof(T))));
   a = runtime::device_buffer(context, host_a.size() * element_bytes);
   b = runtime::device_buffer(context, host_b.size() * element_bytes);
   c = runtime::device_buffer(context, std::size_t(bytes.c));

@@ -52,7 +52,8 @@ struct options {
   double peak_gflops = 0;  // 0: estimated from the device
   std::string fault_config, fault_baseline;
   std::string epilogue;  // empty: the plain GEMM
-  std::string precision = "fp32";  // --precision (baselines::precision_from)
+  std::string precision_name = "fp32";  // --precision as given
+  baselines::gemm_precision precision = baselines::gemm_precision::fp32;  // read from it once
   std::vector<std::string> shapes_paths;  // --shapes: suites of problems instead of --m --n --k --batch
 };
 
@@ -66,9 +67,10 @@ std::string bytes_text(double bytes) {
 /// sizes, the memory the problem needs on the device and the host, and what they have.
 void check_problem_fits(const options& opt, const runtime::device_info& device) {
   const baselines::gemm_shape shape{false, false, opt.m, opt.n, opt.k, opt.batch};
-  auto bytes = baselines::footprint(shape, sizeof(float));
-  if (baselines::operands_of(baselines::precision_from(opt.precision)) != blas::operand_type::float32)
-    bytes.a /= 2, bytes.b /= 2;  // 16-bit A and B
+  // On the device A and B are of their precision's elements (2 bytes for 16-bit ones), C float.
+  auto bytes = baselines::footprint(shape, std::size_t(blas::operand_bytes(baselines::operands_of(opt.precision),
+                                                                           sizeof(float))));
+  bytes.c = baselines::footprint(shape, sizeof(float)).c;
   const std::string sizes = fmt::format("--m {} --n {} --k {}{}", opt.m, opt.n, opt.k,
                                         opt.batch > 1 ? fmt::format(" --batch {}", opt.batch) : "");
   // With an epilogue, its C and its input (D is m x n) sit beside the GEMM's.
@@ -168,13 +170,12 @@ struct problem {
 std::unique_ptr<problem> make_problem(const runtime::context& ctx, const options& opt, bool ta, bool tb) {
   auto p = std::make_unique<problem>();
   const baselines::gemm_shape shape{ta, tb, opt.m, opt.n, opt.k, opt.batch};
-  const auto precision = baselines::precision_from(opt.precision);
   p->operands = std::make_unique<baselines::gemm_operands<float>>(ctx, shape, std::random_device{}(),
-                                                                  baselines::operands_of(precision));
+                                                                  baselines::operands_of(opt.precision));
   tune_args& a = p->args;
   a.ctx = &ctx;
   a.operands = p->operands.get();
-  a.precision = precision;
+  a.precision = opt.precision;
   a.timing.warmups = opt.warmups;
   a.timing.repetitions = opt.repetitions;
   a.fault_config = opt.fault_config;
@@ -514,7 +515,7 @@ std::string results_json(const options& opt, const run_context& rc, const std::v
       {"tool", rc.tool},
       {"date", date},
       {"element_type", "float"},
-      {"precision", opt.precision},
+      {"precision", opt.precision_name},
       {"epilogue", opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue)},
       {"partial", stopped_by != 0 || std::any_of(runs.begin(), runs.end(), [](auto& r) { return r.partial; })},
       {"stopped_by", stopped_by != 0 ? nlohmann::json(signal_name(stopped_by)) : nlohmann::json(nullptr)},
@@ -637,7 +638,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                  fmt::format("tune the GEMM with this epilogue fused ({}); the unfused paths (tessera's GEMM, "
                              "CLBlast, each + a separate kernel) are measured beside it",
                              fmt::join(epilogue_names(), ", ")));
-  app.add_option("--precision", opt.precision,
+  app.add_option("--precision", opt.precision_name,
                  "the arithmetic tuned: fp32 (exact; every family but mma), tf32 (float GEMM in "
                  "blas::math_mode::tf32: the mma family on tensor cores, elsewhere the exact ones), fp16 or bf16 (A "
                  "and B of 16-bit values, C float: the mma family alone); each row verified against the FP64 product "
@@ -664,14 +665,15 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       std::cerr << fmt::format("{}: --epilogue tunes a single GEMM: --batch must be 1\n", tool) << app.help();
       return 1;
     }
-    if (opt.precision != "fp32") {
+    if (opt.precision_name != "fp32") {
       std::cerr << fmt::format("{}: --epilogue tunes FP32 GEMMs: --precision {} goes without it\n", tool,
-                               opt.precision)
+                               opt.precision_name)
                 << app.help();
       return 1;
     }
   }
-  const auto precision = baselines::precision_from(opt.precision);
+  opt.precision = baselines::precision_from(opt.precision_name);  // CLI11 checked the name
+  const auto precision = opt.precision;
   // Outside the try: a stop or an error mid-run still writes what was measured, naming the device.
   std::vector<runtime::device_info> devices;
   std::vector<run_record> runs;
@@ -719,13 +721,19 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       throw unsupported_error(fmt::format(
           "--precision {}: A and B of 16-bit values are multiplied only on tensor cores (the mma family: NVIDIA, "
           "compute capability 8.0 and up), and {} has none",
-          opt.precision, device.name));
-    for (const auto& pair : pairs)
-      if (candidates_for(pair.candidates(), precision, tensor_cores).empty())
+          opt.precision_name, device.name));
+    // Each transpose pair's configurations in the precision, chosen once for every job of the pair.
+    std::vector<std::vector<candidate>> pair_candidates;
+    for (const auto& pair : pairs) {
+      auto all = pair.candidates();
+      const std::size_t built = all.size();
+      pair_candidates.push_back(candidates_for(std::move(all), precision, tensor_cores));
+      if (pair_candidates.back().empty())
         throw argument_error(fmt::format(
             "--precision {}: none of the {} configurations this tuner was built with computes in {} on {} "
             "(fp16 and bf16 need the mma family: build with -DTUNING_TARGET=NVIDIA_GPU)",
-            opt.precision, pair.candidates().size(), opt.precision, device.name));
+            opt.precision_name, built, opt.precision_name, device.name));
+    }
     rc.peak = opt.peak_gflops > 0 ? std::optional<baselines::device_peak>({opt.peak_gflops, "given by --peak-gflops"})
                                   : baselines::estimate_peak(device, precision);
     runtime::context ctx(device);
@@ -736,7 +744,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                                  ? fmt::format("m={} n={} k={} batch={}", opt.m, opt.n, opt.k, opt.batch)
                                  : fmt::format("{} problems of {}", jobs.size(), fmt::join(opt.shapes_paths, ", ")),
                              opt.epilogue.empty() ? "" : ", epilogue " + opt.epilogue,
-                             precision == baselines::gemm_precision::fp32 ? "" : ", precision " + opt.precision,
+                             precision == baselines::gemm_precision::fp32 ? "" : ", precision " + opt.precision_name,
                              rc.peak ? fmt::format("{:.0f} GFLOP/s ({})", rc.peak->gflops, rc.peak->derivation)
                                      : std::string("unknown"));
     bool any_verified = false;
@@ -746,10 +754,11 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
     for (std::size_t job_index = 0; job_index < jobs.size(); ++job_index) {
       const suite_shape& job = jobs[job_index];
       const options job_opt = options_of(job);
-      const auto& pair = *std::find_if(pairs.begin(), pairs.end(), [&](const auto& p) {
+      const auto pair_at = std::find_if(pairs.begin(), pairs.end(), [&](const auto& p) {
         return p.trans_a == job.trans_a && p.trans_b == job.trans_b;
       });
-      const auto cands = candidates_for(pair.candidates(), precision, tensor_cores);
+      const auto& pair = *pair_at;
+      const auto& cands = pair_candidates[std::size_t(pair_at - pairs.begin())];
       run_record& run = runs.emplace_back();
       run.transposes = job.transposes();
       run.m = job.m, run.n = job.n, run.k = job.k, run.batch = job.batch;

@@ -23,8 +23,6 @@ std::string_view to_string(gemm_precision precision);
 gemm_precision precision_from(std::string_view text);
 blas::math_mode math_of(gemm_precision precision);
 blas::operand_type operands_of(gemm_precision precision);
-/// Its name in the defaults table (gemm_defaults.def's precision column): "default" for fp32.
-std::string_view defaults_precision(gemm_precision precision);
 
 /// Sizes and layout: op(A) is m x k, op(B) k x n, C m x n; each stored matrix densely
 /// (leading dimension its row count), batch entries one after the other.
