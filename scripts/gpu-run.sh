@@ -12,6 +12,11 @@
 #                     in TF32 (mma-fused.json)
 #   mma-numerics      bench_gemm at NN 2048 x 2048 x K, K = 64, 1024, 8192, in FP32, TF32, FP16 and
 #                     BF16, tessera and cuBLAS: max_rel_err against the FP64 product per format
+#   mma-profile       the tensor-core tests, then TF32 at 8192^3 for every transpose (the defaults,
+#                     TESSERA_BENCH_CONFIGS beside them, cuBLAS), then Nsight Compute on the PTX of
+#                     the kernels that ran whose names match TESSERA_PROFILE_MATCH (default
+#                     'n[nt]_tf32': NN and NT) through benchmark/mma_probe/profile_ptx.py (ncu does
+#                     not see OpenCL kernels): occupancy, issue, stall reasons, bank conflicts
 #   tune-precision    TESSERA_TUNE_TOOL (tune_nt) --precision TESSERA_TUNE_PRECISION (tf32) at
 #                     TESSERA_TUNE_SIZE^3 (8192) with --budget TESSERA_TUNE_BUDGET (16); several
 #                     precisions in one step: TESSERA_TUNE_PRECISION="tf32 fp16" (one JSON each,
@@ -49,7 +54,7 @@ build=${TESSERA_GPU_BUILD:-/tmp/tessera-gpu-build}
 jobs=$(nproc)
 export TESSERA_DEVICE=${TESSERA_DEVICE:-gpu} TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-/tmp/tessera-gpu-cache}
 mkdir -p "$out"
-usage() { grep '^#' "$0" | sed -n '2,46p'; exit 2; }
+usage() { grep '^#' "$0" | sed -n '2,50p'; exit 2; }
 [ $# -gt 0 ] || usage
 [ $# -le 3 ] || { echo "gpu-run: at most three steps per call (8 files come back)"; exit 2; }
 
@@ -90,6 +95,31 @@ step_mma-numerics() {
   targets bench_gemm || return 1
   TESSERA_BENCH_NUMERICS=1 TESSERA_BENCH_TF32=1 TESSERA_BENCH_16BIT=1 bench 200 benchmark/gemm/bench_gemm mma-numerics \
     --benchmark_filter='^(tessera|cublas)(_tf32|_fp16|_bf16)?/float/nn/2048x2048x(64|1024|8192)/' --benchmark_min_time=0.05
+}
+
+step_mma-profile() {
+  targets bench_gemm tessera_blas_tests || return 1
+  device_tests "Mma|Tf32" 300
+  # A cache of its own, so that it holds the benchmarked kernels alone.
+  local cache=/tmp/mma-profile-cache ptx_dir=/tmp/mma-profile-ptx failed=0
+  rm -rf "$cache" "$ptx_dir"
+  TESSERA_CACHE_DIR=$cache TESSERA_BENCH_TF32=1 TESSERA_BENCH_TRANSPOSES=nn,nt,tn,tt \
+    bench 300 benchmark/gemm/bench_gemm mma-profile \
+    --benchmark_filter='^(tessera_tf32|cublas_tf32)[^/]*/float/(nn|nt|tn|tt)/8192x8192x8192'
+  python3 benchmark/mma_probe/profile_ptx.py extract "$cache" "$ptx_dir" || return 1
+  local ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+  for ptx in "$ptx_dir"/*.ptx; do
+    [[ $(basename "$ptx") =~ ^${TESSERA_PROFILE_MATCH:-n[nt]_tf32} && $ptx != *_unaligned* ]] || continue
+    echo "==== $(basename "$ptx" .ptx)"
+    timeout 180 "$ncu" --clock-control none -k tessera_gemm -s 1 -c 1 --section SpeedOfLight \
+      --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+      --section LaunchStats --section Occupancy --section SchedulerStats --section WarpStateStats \
+      --section InstructionStats --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
+smsp__inst_executed_pipe_lsu.sum,smsp__inst_executed.sum,sm__inst_executed_pipe_tensor_op_hmma.sum \
+      python3 benchmark/mma_probe/profile_ptx.py run "$ptx" 8192 8192 8192 --reps 1 || failed=1
+  done
+  return $failed
 }
 
 step_tune-precision() {

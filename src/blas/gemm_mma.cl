@@ -24,6 +24,16 @@
 // 16-byte copies; otherwise each element is copied alone (4-byte cp.async for floats, a load
 // and a local store for 16-bit values, below cp.async's smallest copy). The mma K step is 8
 // (16 for 16-bit values); the tiles' K is zero-padded, so any K works.
+//
+// Two ways of issuing the copies, each measured fastest where it is used (an H200, 8192^3, the
+// old and the new kernel benchmarked in one GPU call; benchmark/RESULTS.md, "eleventh session"):
+// - NN, TN, TT: one K loop whose tiles choose unchecked or checked copies (LOAD_STAGE);
+// - NT (both operands stored along M or N): two K loops, unchecked copies while the tile to
+//   copy lies inside the matrices, then checked ones (NT_LOAD_STAGE_*). With NT in the one loop,
+//   NVIDIA's compiler predicated both kinds of copies into every tile: twice the instructions
+//   per tile (ncu through benchmark/mma_probe/profile_ptx.py) and 0.82 of NN's speed. The two
+//   loops give NT 1.11-1.17x; given to NN they cost it 3% (TF32, FP16), and their copies 2.5-12%
+//   in the one loop, so the others keep theirs.
 
 #define WARP 32
 #define THREADS (WARP * WG_ROWS * WG_COLS)
@@ -215,13 +225,65 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
   } else {                                                                         \
     LOAD_STAGE_WITH(stage, tile, A_COPY, B_COPY)                                   \
   }
+#if !TRANS_A && TRANS_B
+  // NT's copies (see the top of the file). A and B are both stored [k][m or n]: copy i of this
+  // work-item takes chunk COPY_COL (along M or N) of stored row COPY_ROW, which for K tile `tile`
+  // reads from X_START + tile * X_STEP of its operand. Inside: whole chunks. Checked: the
+  // elements inside M or N and K, the rest zero-filled; a copy with nothing inside reads from the
+  // matrix's start (zero bytes, from a valid address).
+#define COPY_ROW(X, i) ((tid + (i) * THREADS) / (X##_COLS / X##_CHUNK))
+#define COPY_COL(X, i) (((tid + (i) * THREADS) % (X##_COLS / X##_CHUNK)) * X##_CHUNK)
+#define A_STEP ((IDX)K_TILE * lda)
+#define A_START(s, c) ((IDX)(s) * lda + m0 + (c))
+#define A_INSIDE(s, c) clamp(M - (m0 + (c)), 0, A_CHUNK)
+#define B_STEP ((IDX)K_TILE * ldb)
+#define B_START(s, c) ((IDX)(s) * ldb + n0 + (c))
+#define B_INSIDE(s, c) clamp(N - (n0 + (c)), 0, B_CHUNK)
+#define COPY_DESTINATION(X, sh, stage, s, c) (sh + (stage) * X##_STAGE + (s) * X##_LD + (c))
+#define LOAD_OPERAND_INSIDE(X, sh, base, stage, tile)                                       \
+  _Pragma("unroll") for (int i_ = 0; i_ < X##_COPIES; ++i_) {                               \
+    const int s_ = COPY_ROW(X, i_), c_ = COPY_COL(X, i_);                                    \
+    MMA_COPY(X##_CHUNK, COPY_DESTINATION(X, sh, stage, s_, c_),                              \
+             (base) + X##_START(s_, c_) + (IDX)(tile) * X##_STEP, X##_CHUNK)                 \
+  }
+#define LOAD_OPERAND_CHECKED(X, sh, base, stage, tile)                                              \
+  _Pragma("unroll") for (int i_ = 0; i_ < X##_COPIES; ++i_) {                                       \
+    const int s_ = COPY_ROW(X, i_), c_ = COPY_COL(X, i_);                                            \
+    const int k_ = (tile) * K_TILE + s_;                                                             \
+    const int inside_ = X##_INSIDE(s_, c_);                                                          \
+    const int elements_ = k_ < K ? inside_ : 0;                                                      \
+    MMA_COPY(X##_CHUNK, COPY_DESTINATION(X, sh, stage, s_, c_),                                      \
+             elements_ > 0 ? (base) + X##_START(s_, c_) + (IDX)(tile) * X##_STEP : (base), elements_) \
+  }
+#define NT_LOAD_STAGE_INSIDE(stage, tile)          \
+  {                                                \
+    LOAD_OPERAND_INSIDE(A, a_sh, A, stage, tile)   \
+    LOAD_OPERAND_INSIDE(B, b_sh, B, stage, tile)   \
+  }
+#define NT_LOAD_STAGE_CHECKED(stage, tile)         \
+  {                                                \
+    LOAD_OPERAND_CHECKED(A, a_sh, A, stage, tile)  \
+    LOAD_OPERAND_CHECKED(B, b_sh, B, stage, tile)  \
+  }
+#endif
 
   const int tiles = (K + K_TILE - 1) / K_TILE;
+#if !TRANS_A && TRANS_B
+  // Tiles inside the matrices: all of a block inside M and N but a partial last one.
+  const int inside_tiles = m0 + BLOCK_ROWS <= M && n0 + BLOCK_COLS <= N ? K / K_TILE : 0;
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < inside_tiles) NT_LOAD_STAGE_INSIDE(s, s)
+    else if (s < tiles) NT_LOAD_STAGE_CHECKED(s, s)
+    asm volatile("cp.async.commit_group;" ::);
+  }
+#else
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < tiles) LOAD_STAGE(s, s)
     asm volatile("cp.async.commit_group;" ::);
   }
+#endif
 
   // Fragments of one k-step of the stage at as / bs into af[buf] / bf[buf]. The tensor cores
   // read the top 19 bits of each float (TF32, rounded toward zero). A register holds two
@@ -295,26 +357,32 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
   const local operand_real* as = a_sh;
   const local operand_real* bs = b_sh;
   LOAD_FRAGMENTS(0, 0)
-  for (int tile = 0; tile < tiles; ++tile) {
-#pragma unroll
-    for (int ks = 0; ks < KSTEPS; ++ks) {
-      if (ks == 0) {
-        const int next = tile + STAGES - 1;
-        if (next < tiles) LOAD_STAGE(next % STAGES, next)
-        asm volatile("cp.async.commit_group;" ::);
-      }
-      if (ks == KSTEPS - 1) {
-        asm volatile("cp.async.wait_group " MMA_STR(STAGES - 2) ";" ::);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        as = a_sh + ((tile + 1) % STAGES) * A_STAGE;
-        bs = b_sh + ((tile + 1) % STAGES) * B_STAGE;
-        if (tile + 1 < tiles) LOAD_FRAGMENTS((ks + 1) & 1, 0)
-      } else {
-        LOAD_FRAGMENTS((ks + 1) & 1, (ks + 1) * MMA_K)
-      }
-      MMA_STEP(ks & 1)
-    }
+  // One K tile's products; the copy of tile `next` is issued at its start.
+#define TILE_PRODUCTS(load_next)                                         \
+  _Pragma("unroll") for (int ks = 0; ks < KSTEPS; ++ks) {                \
+    if (ks == 0) {                                                       \
+      const int next = tile + STAGES - 1;                                \
+      load_next;                                                         \
+      asm volatile("cp.async.commit_group;" ::);                         \
+    }                                                                    \
+    if (ks == KSTEPS - 1) {                                              \
+      asm volatile("cp.async.wait_group " MMA_STR(STAGES - 2) ";" ::);   \
+      barrier(CLK_LOCAL_MEM_FENCE);                                      \
+      as = a_sh + ((tile + 1) % STAGES) * A_STAGE;                       \
+      bs = b_sh + ((tile + 1) % STAGES) * B_STAGE;                       \
+      if (tile + 1 < tiles) LOAD_FRAGMENTS((ks + 1) & 1, 0)              \
+    } else {                                                             \
+      LOAD_FRAGMENTS((ks + 1) & 1, (ks + 1) * MMA_K)                     \
+    }                                                                    \
+    MMA_STEP(ks & 1)                                                     \
   }
+#if !TRANS_A && TRANS_B
+  int tile = 0;
+  for (; tile + STAGES - 1 < inside_tiles; ++tile) TILE_PRODUCTS(NT_LOAD_STAGE_INSIDE(next % STAGES, next))
+  for (; tile < tiles; ++tile) TILE_PRODUCTS(if (next < tiles) NT_LOAD_STAGE_CHECKED(next % STAGES, next))
+#else
+  for (int tile = 0; tile < tiles; ++tile) TILE_PRODUCTS(if (next < tiles) LOAD_STAGE(next % STAGES, next))
+#endif
   asm volatile("cp.async.wait_group 0;" ::);
 
   // Where product element (h, e) of fragment (i, j) lands: h picks the fragment's row g or g + 8
