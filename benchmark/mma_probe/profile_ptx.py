@@ -18,6 +18,7 @@ runs the same PTX through the CUDA driver (CuPy's RawModule), where `ncu` sees i
 GPU machine only (CuPy, ncu): scripts/gpu-run.sh's step `mma-profile` runs both under ncu.
 """
 import argparse
+import collections
 import json
 import pathlib
 import re
@@ -122,15 +123,15 @@ def run(ptx_path, m, n, k, reps):
     input_format = options.get("MMA_INPUT", "0")
     rng = np.random.default_rng(7)
 
-    def operand(rows, cols):  # column-major rows x cols as the device holds it, and its values
+    def operand(rows, cols):  # column-major rows x cols as the device holds it, and its values (exact in float)
         values = rng.uniform(-1, 1, size=(cols, rows)).astype(np.float32)
         if input_format == "0":
-            return cp.asarray(values), values.astype(np.float64)
+            return cp.asarray(values), values
         if input_format == "1":
             half = values.astype(np.float16)
-            return cp.asarray(half.view(np.uint16)), half.astype(np.float64)
+            return cp.asarray(half.view(np.uint16)), half.astype(np.float32)
         bits = (values.view(np.uint32) >> 16).astype(np.uint16)  # bfloat16 by truncation
-        return cp.asarray(bits), (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        return cp.asarray(bits), (bits.astype(np.uint32) << 16).view(np.float32)
 
     a, a_host = operand(k, m) if trans_a else operand(m, k)
     b, b_host = operand(n, k) if trans_b else operand(k, n)
@@ -147,21 +148,22 @@ def run(ptx_path, m, n, k, reps):
     block_rows, block_cols = int(options["BLOCK_ROWS"]), int(options["BLOCK_COLS"])
     grid = (-(-m // block_rows), -(-n // block_cols), 1)
     block = (32 * wg_rows, wg_cols, 1)
-    cuda_ptx = pathlib.Path(tempfile.mkdtemp()) / ptx_path.name
-    cuda_ptx.write_text(as_cuda_launch(ptx))
-    kernel = cp.RawModule(path=str(cuda_ptx)).get_function("tessera_gemm")  # the driver's JIT, as OpenCL's
+    with tempfile.TemporaryDirectory() as directory:
+        cuda_ptx = pathlib.Path(directory) / ptx_path.name
+        cuda_ptx.write_text(as_cuda_launch(ptx))
+        kernel = cp.RawModule(path=str(cuda_ptx)).get_function("tessera_gemm")  # the driver's JIT, as OpenCL's
     print(f"{ptx_path.name}: grid {grid}, work-group {block}, {kernel.num_regs} registers, "
           f"{kernel.shared_size_bytes} bytes of local memory, {kernel.local_size_bytes} bytes of stack")
     kernel(grid, block, tuple(arguments))
     cp.cuda.Device().synchronize()
 
-    # Sampled entries against the FP64 product of the values the device holds.
+    # Sampled entries against the FP64 product of the values the device holds; only they come back.
     rows, cols = rng.integers(0, m, 256), rng.integers(0, n, 256)
-    a_rows = a_host[:, rows].T if not trans_a else a_host[rows, :]  # (256, k): A(row, :)
-    b_cols = b_host[cols, :] if not trans_b else b_host[:, cols].T  # (256, k): B(:, col)
+    a_rows = (a_host[:, rows].T if not trans_a else a_host[rows, :]).astype(np.float64)  # (256, k): A(row, :)
+    b_cols = (b_host[cols, :] if not trans_b else b_host[:, cols].T).astype(np.float64)  # (256, k): B(:, col)
     reference = np.einsum("ij,ij->i", a_rows, b_cols)
     scale = np.einsum("ij,ij->i", np.abs(a_rows), np.abs(b_cols))
-    got = cp.asnumpy(c)[cols, rows].astype(np.float64)
+    got = cp.asnumpy(c[cp.asarray(cols), cp.asarray(rows)]).astype(np.float64)
     error = float(np.max(np.abs(got - reference) / scale))
     bound = {"0": 2.0 ** -9, "1": 2.0 ** -10, "2": 2.0 ** -7}[input_format]
     start, stop = cp.cuda.Event(), cp.cuda.Event()
@@ -178,7 +180,6 @@ def run(ptx_path, m, n, k, reps):
 
 def summarize_sass(page):
     """Per execution count (a basic block's trip count), its instructions, opcodes and samples."""
-    import collections
     rows = []
     for line in page.read_text().splitlines():
         match = re.match(r"(0x[0-9a-f]+)\s+(.*?)\s{2,}(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s", line)

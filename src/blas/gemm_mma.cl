@@ -226,45 +226,27 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
     LOAD_STAGE_WITH(stage, tile, A_COPY, B_COPY)                                   \
   }
 #if !TRANS_A && TRANS_B
-  // NT's copies (see the top of the file). A and B are both stored [k][m or n]: copy i of this
-  // work-item takes chunk COPY_COL (along M or N) of stored row COPY_ROW, which for K tile `tile`
-  // reads from X_START + tile * X_STEP of its operand. Inside: whole chunks. Checked: the
-  // elements inside M or N and K, the rest zero-filled; a copy with nothing inside reads from the
-  // matrix's start (zero bytes, from a valid address).
-#define COPY_ROW(X, i) ((tid + (i) * THREADS) / (X##_COLS / X##_CHUNK))
-#define COPY_COL(X, i) (((tid + (i) * THREADS) % (X##_COLS / X##_CHUNK)) * X##_CHUNK)
-#define A_STEP ((IDX)K_TILE * lda)
-#define A_START(s, c) ((IDX)(s) * lda + m0 + (c))
-#define A_INSIDE(s, c) clamp(M - (m0 + (c)), 0, A_CHUNK)
-#define B_STEP ((IDX)K_TILE * ldb)
-#define B_START(s, c) ((IDX)(s) * ldb + n0 + (c))
-#define B_INSIDE(s, c) clamp(N - (n0 + (c)), 0, B_CHUNK)
-#define COPY_DESTINATION(X, sh, stage, s, c) (sh + (stage) * X##_STAGE + (s) * X##_LD + (c))
-#define LOAD_OPERAND_INSIDE(X, sh, base, stage, tile)                                       \
-  _Pragma("unroll") for (int i_ = 0; i_ < X##_COPIES; ++i_) {                               \
-    const int s_ = COPY_ROW(X, i_), c_ = COPY_COL(X, i_);                                    \
-    MMA_COPY(X##_CHUNK, COPY_DESTINATION(X, sh, stage, s_, c_),                              \
-             (base) + X##_START(s_, c_) + (IDX)(tile) * X##_STEP, X##_CHUNK)                 \
+  // NT's copies (see the top of the file), for LOAD_STAGE_WITH. A and B are both stored
+  // [k][m or n]: stored row s of K tile k0 / K_TILE is column k0 + s of the operand, which each
+  // tile steps on by K_TILE columns. Checked copies take the elements inside M or N and K and
+  // zero-fill the rest; a copy with nothing inside reads from the matrix's start (zero bytes,
+  // from a valid address).
+#define NT_SOURCE(base, ld, origin, k0, s, c) \
+  (base) + ((IDX)(s) * (ld) + (origin) + (c)) + (IDX)((k0) / K_TILE) * ((IDX)K_TILE * (ld))
+#define NT_COPY_INSIDE(chunk, dst, base, ld, origin, k0, s, c) \
+  MMA_COPY(chunk, dst, NT_SOURCE(base, ld, origin, k0, s, c), chunk)
+#define NT_COPY(chunk, dst, base, ld, origin, end, k0, s, c)                                          \
+  {                                                                                                   \
+    const int inside_ = clamp((end) - ((origin) + (c)), 0, chunk);                                    \
+    const int elements_ = (k0) + (s) < K ? inside_ : 0;                                               \
+    MMA_COPY(chunk, dst, elements_ > 0 ? NT_SOURCE(base, ld, origin, k0, s, c) : (base), elements_)   \
   }
-#define LOAD_OPERAND_CHECKED(X, sh, base, stage, tile)                                              \
-  _Pragma("unroll") for (int i_ = 0; i_ < X##_COPIES; ++i_) {                                       \
-    const int s_ = COPY_ROW(X, i_), c_ = COPY_COL(X, i_);                                            \
-    const int k_ = (tile) * K_TILE + s_;                                                             \
-    const int inside_ = X##_INSIDE(s_, c_);                                                          \
-    const int elements_ = k_ < K ? inside_ : 0;                                                      \
-    MMA_COPY(X##_CHUNK, COPY_DESTINATION(X, sh, stage, s_, c_),                                      \
-             elements_ > 0 ? (base) + X##_START(s_, c_) + (IDX)(tile) * X##_STEP : (base), elements_) \
-  }
-#define NT_LOAD_STAGE_INSIDE(stage, tile)          \
-  {                                                \
-    LOAD_OPERAND_INSIDE(A, a_sh, A, stage, tile)   \
-    LOAD_OPERAND_INSIDE(B, b_sh, B, stage, tile)   \
-  }
-#define NT_LOAD_STAGE_CHECKED(stage, tile)         \
-  {                                                \
-    LOAD_OPERAND_CHECKED(A, a_sh, A, stage, tile)  \
-    LOAD_OPERAND_CHECKED(B, b_sh, B, stage, tile)  \
-  }
+#define NT_A_COPY_INSIDE(dst, k0, s, c) NT_COPY_INSIDE(A_CHUNK, dst, A, lda, m0, k0, s, c)
+#define NT_B_COPY_INSIDE(dst, k0, s, c) NT_COPY_INSIDE(B_CHUNK, dst, B, ldb, n0, k0, s, c)
+#define NT_A_COPY(dst, k0, s, c) NT_COPY(A_CHUNK, dst, A, lda, m0, M, k0, s, c)
+#define NT_B_COPY(dst, k0, s, c) NT_COPY(B_CHUNK, dst, B, ldb, n0, N, k0, s, c)
+#define NT_LOAD_STAGE_INSIDE(stage, tile) LOAD_STAGE_WITH(stage, tile, NT_A_COPY_INSIDE, NT_B_COPY_INSIDE)
+#define NT_LOAD_STAGE_CHECKED(stage, tile) LOAD_STAGE_WITH(stage, tile, NT_A_COPY, NT_B_COPY)
 #endif
 
   const int tiles = (K + K_TILE - 1) / K_TILE;

@@ -52,8 +52,7 @@ struct options {
   double peak_gflops = 0;  // 0: estimated from the device
   std::string fault_config, fault_baseline;
   std::string epilogue;  // empty: the plain GEMM
-  std::string precision_name = "fp32";  // --precision as given
-  baselines::gemm_precision precision = baselines::gemm_precision::fp32;  // read from it once
+  baselines::gemm_precision precision = baselines::gemm_precision::fp32;  // --precision
   std::vector<std::string> shapes_paths;  // --shapes: suites of problems instead of --m --n --k --batch
 };
 
@@ -515,7 +514,7 @@ std::string results_json(const options& opt, const run_context& rc, const std::v
       {"tool", rc.tool},
       {"date", date},
       {"element_type", "float"},
-      {"precision", opt.precision_name},
+      {"precision", std::string(baselines::to_string(opt.precision))},
       {"epilogue", opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue)},
       {"partial", stopped_by != 0 || std::any_of(runs.begin(), runs.end(), [](auto& r) { return r.partial; })},
       {"stopped_by", stopped_by != 0 ? nlohmann::json(signal_name(stopped_by)) : nlohmann::json(nullptr)},
@@ -638,7 +637,8 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                  fmt::format("tune the GEMM with this epilogue fused ({}); the unfused paths (tessera's GEMM, "
                              "CLBlast, each + a separate kernel) are measured beside it",
                              fmt::join(epilogue_names(), ", ")));
-  app.add_option("--precision", opt.precision_name,
+  std::string precision_name = "fp32";
+  app.add_option("--precision", precision_name,
                  "the arithmetic tuned: fp32 (exact; every family but mma), tf32 (float GEMM in "
                  "blas::math_mode::tf32: the mma family on tensor cores, elsewhere the exact ones), fp16 or bf16 (A "
                  "and B of 16-bit values, C float: the mma family alone); each row verified against the FP64 product "
@@ -653,6 +653,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  opt.precision = baselines::precision_from(precision_name);  // CLI11 checked the name
   if (!opt.epilogue.empty()) {
     const auto& names = epilogue_names();
     if (std::find(names.begin(), names.end(), opt.epilogue) == names.end()) {
@@ -665,14 +666,13 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       std::cerr << fmt::format("{}: --epilogue tunes a single GEMM: --batch must be 1\n", tool) << app.help();
       return 1;
     }
-    if (opt.precision_name != "fp32") {
+    if (opt.precision != baselines::gemm_precision::fp32) {
       std::cerr << fmt::format("{}: --epilogue tunes FP32 GEMMs: --precision {} goes without it\n", tool,
-                               opt.precision_name)
+                               precision_name)
                 << app.help();
       return 1;
     }
   }
-  opt.precision = baselines::precision_from(opt.precision_name);  // CLI11 checked the name
   const auto precision = opt.precision;
   // Outside the try: a stop or an error mid-run still writes what was measured, naming the device.
   std::vector<runtime::device_info> devices;
@@ -721,7 +721,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       throw unsupported_error(fmt::format(
           "--precision {}: A and B of 16-bit values are multiplied only on tensor cores (the mma family: NVIDIA, "
           "compute capability 8.0 and up), and {} has none",
-          opt.precision_name, device.name));
+          precision_name, device.name));
     // Each transpose pair's configurations in the precision, chosen once for every job of the pair.
     std::vector<std::vector<candidate>> pair_candidates;
     for (const auto& pair : pairs) {
@@ -732,7 +732,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
         throw argument_error(fmt::format(
             "--precision {}: none of the {} configurations this tuner was built with computes in {} on {} "
             "(fp16 and bf16 need the mma family: build with -DTUNING_TARGET=NVIDIA_GPU)",
-            opt.precision_name, built, opt.precision_name, device.name));
+            precision_name, built, precision_name, device.name));
     }
     rc.peak = opt.peak_gflops > 0 ? std::optional<baselines::device_peak>({opt.peak_gflops, "given by --peak-gflops"})
                                   : baselines::estimate_peak(device, precision);
@@ -744,7 +744,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                                  ? fmt::format("m={} n={} k={} batch={}", opt.m, opt.n, opt.k, opt.batch)
                                  : fmt::format("{} problems of {}", jobs.size(), fmt::join(opt.shapes_paths, ", ")),
                              opt.epilogue.empty() ? "" : ", epilogue " + opt.epilogue,
-                             precision == baselines::gemm_precision::fp32 ? "" : ", precision " + opt.precision_name,
+                             precision == baselines::gemm_precision::fp32 ? "" : ", precision " + precision_name,
                              rc.peak ? fmt::format("{:.0f} GFLOP/s ({})", rc.peak->gflops, rc.peak->derivation)
                                      : std::string("unknown"));
     bool any_verified = false;
