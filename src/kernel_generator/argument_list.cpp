@@ -17,4 +17,8 @@ bool matrix_recorder::rows_in_vectors(index_t rows_per_vector) const {
   return std::all_of(rows_.begin(), rows_.end(), [&](index_t r) { return r == 1 || r % rows_per_vector == 0; });
 }
 
+bool matrix_recorder::one_row_each() const {
+  return std::all_of(rows_.begin(), rows_.end(), [](index_t r) { return r <= 1; });
+}
+
 }  // namespace tessera::kernel_generator

@@ -28,7 +28,8 @@ cl::Event launch_elementwise(runtime::kernel_cache<std::vector<int>, runtime::ke
   matrix_recorder recorder;
   code.record_matrices(recorder);
   const elementwise_split split = choose_elementwise_split(planning_device(ctx.device()), result.rows, result.cols,
-                                                           recorder.rows_in_vectors(vector_rows));
+                                                           recorder.rows_in_vectors(vector_rows),
+                                                           recorder.one_row_each());
   std::vector<int> pattern = recorder.aliasing_pattern();
   pattern.push_back(-1);
   pattern.insert(pattern.end(), reductions.begin(), reductions.end());
@@ -40,8 +41,7 @@ cl::Event launch_elementwise(runtime::kernel_cache<std::vector<int>, runtime::ke
   code.gather_arguments(arguments, result.rows, result.cols);
   const auto given = arguments.arguments();
   std::vector<runtime::kernel_argument> values(given.begin(), given.end());
-  if (split != elementwise_split::none && split != elementwise_split::column_vectors)
-    values.emplace_back(launch.item_step);
+  if (takes_item_step(split)) values.emplace_back(launch.item_step);
   return kernel->launch(ctx, launch.range, values);
 }
 

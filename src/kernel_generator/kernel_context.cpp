@@ -56,16 +56,20 @@ const matrix_parameter& kernel_context::matrix_parameter_of(const void* matrix) 
   return found->second;
 }
 
-void kernel_context::emit_for_one_row_and_any(const std::function<void()>& emit) {
-  std::string one_row;
-  for (const auto& [matrix, p] : matrices_) one_row += (one_row.empty() ? "" : " && ") + p.rows + " == 1";
-  open_scope("if (" + (one_row.empty() ? std::string("1") : one_row) + ")");
+void kernel_context::emit_for_one_row_and_any(const std::function<void()>& emit) { emit_if_one_row("", emit, emit); }
+
+void kernel_context::emit_if_one_row(std::string_view condition, const std::function<void()>& one_row,
+                                     const std::function<void()>& otherwise) {
+  std::string test;
+  for (const auto& [matrix, p] : matrices_) test += (test.empty() ? "" : " && ") + p.rows + " == 1";
+  if (!condition.empty()) test += (test.empty() ? "" : " && ") + std::string(condition);
+  open_scope("if (" + (test.empty() ? std::string("1") : test) + ")");
   one_row_ = true;
-  emit();
+  one_row();
   one_row_ = false;
   close_scope();
   open_scope("else");
-  emit();
+  otherwise();
   close_scope();
 }
 
@@ -80,7 +84,14 @@ bool has_vectors(std::string_view type) {
 
 void kernel_context::begin_row_vector(std::string base, std::vector<std::string> rows) {
   vector_base_ = std::move(base);
-  vector_rows_ = std::move(rows);
+  vector_lanes_ = std::move(rows);
+  along_columns_ = false;
+}
+
+void kernel_context::begin_column_vector(std::string base, std::vector<std::string> cols) {
+  vector_base_ = std::move(base);
+  vector_lanes_ = std::move(cols);
+  along_columns_ = true;
 }
 
 void kernel_context::end_row_vector() {
@@ -91,62 +102,72 @@ void kernel_context::end_row_vector() {
       if (!store.lanes[u].empty()) builder_.assign(store.elements[u], store.lanes[u]);
   pending_stores_.clear();
   vector_base_.clear();
-  vector_rows_.clear();
+  vector_lanes_.clear();
+  along_columns_ = false;
 }
 
-int kernel_context::vector_lane(const matrix_parameter& p, std::string_view type, std::string_view i) const {
-  if (vector_rows_.empty() || p.masked || !has_vectors(type)) return -1;
-  const auto at = std::find(vector_rows_.begin(), vector_rows_.end(), i);
-  return at == vector_rows_.end() ? -1 : static_cast<int>(at - vector_rows_.begin());
+int kernel_context::vector_lane(const matrix_parameter& p, std::string_view type, std::string_view i,
+                                std::string_view j) const {
+  if (vector_lanes_.empty() || p.masked || !has_vectors(type)) return -1;
+  const auto at = std::find(vector_lanes_.begin(), vector_lanes_.end(), along_columns_ ? j : i);
+  return at == vector_lanes_.end() ? -1 : static_cast<int>(at - vector_lanes_.begin());
 }
 
 std::string kernel_context::vector_type(std::string_view type) const {
-  return fmt::format("{}{}", type, vector_rows_.size());
+  return fmt::format("{}{}", type, vector_lanes_.size());
 }
 
-std::string kernel_context::vector_lvalue(const matrix_parameter& p, std::string_view type, std::string_view j,
-                                          bool written) const {
-  // Aligned: the base row and the matrix's rows are multiples of the lanes, and a buffer
-  // starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least the largest vector type's size.
+std::string kernel_context::vector_lvalue(const matrix_parameter& p, std::string_view type, std::string_view i,
+                                          std::string_view j, bool written) const {
+  // Aligned: the base row and the matrix's rows are multiples of the lanes (a column vector's:
+  // the base column, in one-row matrices), and a buffer starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+  // at least the largest vector type's size.
   return fmt::format("*(global {}{}*)({} + ({}))", written ? "" : "const ", vector_type(type), p.buffer,
-                     element_index(vector_base_, j, p.rows));
+                     along_columns_ ? element_index(i, vector_base_, p.rows) : element_index(vector_base_, j, p.rows));
+}
+
+std::string kernel_context::vector_element(const matrix_parameter& p, std::string_view fixed,
+                                           std::string_view lane) const {
+  return along_columns_ ? element_of(p, fixed, lane) : element_of(p, lane, fixed);
 }
 
 std::string kernel_context::load_element(const matrix_parameter& p, std::string_view type, std::string_view i,
                                          std::string_view j) {
-  const int lane = vector_lane(p, type, i);
+  const int lane = vector_lane(p, type, i, j);
   if (lane < 0) return element_of(p, i, j);
-  // One load per matrix and column, remembered in the scope like any value (the parameter's
-  // address identifies the matrix; the row key cannot name a row).
-  const std::string key = "vector of " + vector_base_;
-  const std::string* loaded = find(&p, key, j);
+  // One load per matrix and column (row), remembered in the scope like any value (the
+  // parameter's address identifies the matrix; the key cannot name a row or a column).
+  const std::string key = (along_columns_ ? "column vector of " : "vector of ") + vector_base_;
+  const std::string_view fixed = vector_fixed(i, j);
+  const std::string* loaded = find(&p, key, fixed);
   if (loaded == nullptr) {
-    remember(&p, key, j,
-             builder_.declare_fresh(vector_type(type), vector_lvalue(p, type, j, false), "v"));
-    loaded = find(&p, key, j);
+    remember(&p, key, fixed,
+             builder_.declare_fresh(vector_type(type), vector_lvalue(p, type, i, j, false), "v"));
+    loaded = find(&p, key, fixed);
   }
   return fmt::format("{}.s{:x}", *loaded, lane);
 }
 
 void kernel_context::store_element(const matrix_parameter& p, std::string_view type, std::string_view i,
                                    std::string_view j, std::string_view value) {
-  const int lane = vector_lane(p, type, i);
+  const int lane = vector_lane(p, type, i, j);
   if (lane < 0) {
     builder_.assign(element_of(p, i, j), cast_to(type, value));
     return;
   }
-  pending_store& store = pending_stores_[{p.buffer, std::string(j)}];
+  const std::string fixed(vector_fixed(i, j));
+  pending_store& store = pending_stores_[{p.buffer, fixed}];
   if (store.lanes.empty()) {
-    store.target = vector_lvalue(p, type, j, true);
-    store.lanes.resize(vector_rows_.size());
-    for (const std::string& row : vector_rows_) store.elements.push_back(element_of(p, row, j));
+    store.target = vector_lvalue(p, type, i, j, true);
+    store.lanes.resize(vector_lanes_.size());
+    for (const std::string& name : vector_lanes_) store.elements.push_back(vector_element(p, fixed, name));
   }
   store.lanes[static_cast<std::size_t>(lane)] = cast_to(type, value);
   if (std::any_of(store.lanes.begin(), store.lanes.end(), [](const std::string& v) { return v.empty(); })) return;
   std::string lanes;
   for (const std::string& v : store.lanes) lanes += (lanes.empty() ? "" : ", ") + v;
   builder_.assign(store.target, fmt::format("({})({})", vector_type(type), lanes));
-  pending_stores_.erase({p.buffer, std::string(j)});
+  pending_stores_.erase({p.buffer, fixed});
 }
 
 const std::string& kernel_context::scalar_parameter_of(const void* node) const {

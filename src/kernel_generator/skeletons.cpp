@@ -34,6 +34,34 @@ void emit_elementwise_kernel(kernel_context& kc, const assignment_code& code, el
     kc.close_scope();
     return;
   }
+  if (split == elementwise_split::one_row_vectors) {
+    // vector_rows consecutive columns of the one row; the last, partial vector (and any matrix
+    // that is not one row, which the launch rules out) element by element.
+    const int lanes = vector_rows;
+    b.declare("const int", "i", "0");
+    b.declare("const int", "j", std::to_string(lanes) + " * get_global_id(0)");
+    kc.open_scope("if (j < cols)");
+    std::vector<std::string> cols{"j"};
+    for (int u = 1; u < lanes; ++u) cols.push_back(b.declare_fresh("int", "j + " + std::to_string(u), "j"));
+    kc.emit_if_one_row(
+        cols.back() + " < cols",
+        [&] {
+          kc.begin_column_vector("j", cols);
+          std::vector<std::vector<std::string>> values;
+          for (const std::string& col : cols) values.push_back(code.values_at(kc, "i", col));
+          for (std::size_t u = 0; u < cols.size(); ++u) code.store(kc, values[u], "i", cols[u]);
+          kc.end_row_vector();
+        },
+        [&] {
+          for (const std::string& col : cols) {
+            kc.open_scope("if (i < rows && " + col + " < cols)");
+            code.store(kc, code.values_at(kc, "i", col), "i", col);
+            kc.close_scope();
+          }
+        });
+    kc.close_scope();
+    return;
+  }
   const bool row_vector = split == elementwise_split::row_vector;
   b.declare("const int", "i", row_vector ? "get_global_id(1)" : "get_global_id(0)");
   b.declare("const int", "j",
@@ -117,12 +145,13 @@ std::string generate_kernel_source(const assignment_code& code, elementwise_spli
 }
 
 elementwise_split choose_elementwise_split(const runtime::device_info& device, index_t rows, index_t cols,
-                                           bool rows_in_vectors) {
+                                           bool rows_in_vectors, bool one_row_each) {
   const auto r = static_cast<std::size_t>(std::max<index_t>(rows, 0));
   const auto c = static_cast<std::size_t>(std::max<index_t>(cols, 0));
   if (r * c < least_split_elements) return elementwise_split::none;
   if (rows_in_vectors && r % vector_rows == 0)
     return elementwise_split::column_vectors;
+  if (one_row_each && r == 1) return elementwise_split::one_row_vectors;
   if (device.type == runtime::device_type::cpu && r == 1) return elementwise_split::row_vector;
   if (c >= static_cast<std::size_t>(elementwise_items)) return elementwise_split::columns;
   return device.type == runtime::device_type::cpu ? elementwise_split::none : elementwise_split::rows;
@@ -140,6 +169,15 @@ elementwise_launch plan_elementwise_launch(elementwise_split split, std::size_t 
     launch.split = split;
     launch.range = {{runtime::round_up(c, local0), 1, 1}, {local0, 1, 1}, 3};
     launch.item_step = static_cast<int>(runtime::round_up(c, local0));
+    return launch;
+  }
+  if (split == elementwise_split::one_row_vectors) {
+    // A vector of columns per work-item along the first dimension, one row.
+    c = ceil_div(c, static_cast<std::size_t>(vector_rows));
+    const std::size_t local0 = std::min(work_group, std::bit_ceil(std::max<std::size_t>(c, 1)));
+    elementwise_launch launch;
+    launch.split = split;
+    launch.range = {{runtime::round_up(c, local0), 1, 1}, {local0, 1, 1}, 3};
     return launch;
   }
   if (split == elementwise_split::column_vectors) r = ceil_div(r, static_cast<std::size_t>(vector_rows));

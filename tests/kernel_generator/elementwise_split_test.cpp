@@ -37,6 +37,23 @@ TEST(KernelGeneratorElementwiseSplit, SplitFollowsTheShapeAndTheDevice) {
   EXPECT_EQ(choose_elementwise_split(cpu, 4096, 4096, true), elementwise_split::column_vectors);
   EXPECT_EQ(choose_elementwise_split(cpu, 1 << 24, 1, true), elementwise_split::column_vectors);
   EXPECT_EQ(choose_elementwise_split(cpu, 1, 1 << 24, true), elementwise_split::row_vector);
+  // Every matrix one row: vectors of four columns, on either device.
+  EXPECT_EQ(choose_elementwise_split(cpu, 1, 1 << 24, true, true), elementwise_split::one_row_vectors);
+  EXPECT_EQ(choose_elementwise_split(gpu, 1, 1 << 26, true, true), elementwise_split::one_row_vectors);
+  EXPECT_EQ(choose_elementwise_split(cpu, 1, 70001, false, true), elementwise_split::one_row_vectors);
+  EXPECT_EQ(choose_elementwise_split(cpu, 1, 100, true, true), elementwise_split::none);  // launch-bound
+  EXPECT_EQ(choose_elementwise_split(cpu, 2, 1 << 20, false, true), elementwise_split::columns);  // not one row
+}
+
+TEST(KernelGeneratorElementwiseSplit, OneRowEachAsksEveryMatrix) {
+  const matrix<float> row(1, 7), other_row(1, 3), column(5, 1), not_yet_shaped;
+  matrix_recorder rows;
+  rows.matrix(nullptr, row, false);
+  rows.matrix(nullptr, other_row, false);
+  rows.matrix(nullptr, not_yet_shaped, false);
+  EXPECT_TRUE(rows.one_row_each());
+  rows.matrix(nullptr, column, false);
+  EXPECT_FALSE(rows.one_row_each());
 }
 
 TEST(KernelGeneratorElementwiseSplit, RowsInVectorsAsksEveryMatrix) {
@@ -58,10 +75,12 @@ TEST(KernelGeneratorElementwiseSplit, LaunchCoversEveryElementOnce) {
                                                         {257, 263},  {1, 70001}, {70001, 1}, {2, 4},    {33, 4},
                                                         {4, 70001},  {260, 263}, {70004, 1}, {8, 3}};
   for (const elementwise_split split : {elementwise_split::none, elementwise_split::columns, elementwise_split::rows,
-                                        elementwise_split::row_vector, elementwise_split::column_vectors})
+                                        elementwise_split::row_vector, elementwise_split::column_vectors,
+                                        elementwise_split::one_row_vectors})
     for (const std::size_t work_group : {std::size_t{256}, std::size_t{64}, std::size_t{1}})
       for (const auto& [rows, cols] : shapes) {
-        if (split == elementwise_split::row_vector && rows != 1) continue;  // chosen for one row only
+        if ((split == elementwise_split::row_vector || split == elementwise_split::one_row_vectors) && rows != 1)
+          continue;  // chosen for one row only
         if (split == elementwise_split::column_vectors && rows % vector_rows != 0) continue;  // only for these
         SCOPED_TRACE(::testing::Message() << "split " << static_cast<int>(split) << ", group " << work_group << ", "
                                           << rows << "x" << cols);
@@ -71,9 +90,9 @@ TEST(KernelGeneratorElementwiseSplit, LaunchCoversEveryElementOnce) {
         ASSERT_LE(launch.range.global[1] / launch.range.local[1], 65535u);
         ASSERT_LE(launch.range.global[2], 65535u);
         std::vector<int> stores(static_cast<std::size_t>(rows * cols), 0);
-        const int items = split == elementwise_split::none             ? 1
-                           : split == elementwise_split::column_vectors ? vector_rows
-                                                                        : elementwise_items;
+        const int items = split == elementwise_split::none                                                ? 1
+                          : split == elementwise_split::column_vectors || split == elementwise_split::one_row_vectors ? vector_rows
+                                                                                                           : elementwise_items;
         for (std::size_t g2 = 0; g2 < launch.range.global[2]; ++g2)
           for (std::size_t g1 = 0; g1 < launch.range.global[1]; ++g1)
             for (std::size_t g0 = 0; g0 < launch.range.global[0]; ++g0)
@@ -85,6 +104,10 @@ TEST(KernelGeneratorElementwiseSplit, LaunchCoversEveryElementOnce) {
                   j = static_cast<index_t>(g0) + u * launch.item_step;
                 }
                 if (split == elementwise_split::column_vectors) i = vector_rows * i + u;  // consecutive rows
+                if (split == elementwise_split::one_row_vectors) {  // consecutive columns along the first dimension
+                  i = static_cast<index_t>(g1);
+                  j = vector_rows * static_cast<index_t>(g0) + u;
+                }
                 if (split == elementwise_split::columns) j += u * launch.item_step;
                 if (split == elementwise_split::rows) i += u * launch.item_step;
                 if (i < rows && j < cols) ++stores[static_cast<std::size_t>(i + j * rows)];
@@ -95,8 +118,10 @@ TEST(KernelGeneratorElementwiseSplit, LaunchCoversEveryElementOnce) {
 
 // Shapes past the split threshold, with widths that leave every kind of remainder.
 // Rows a multiple of four take a GPU's vectors of four rows.
+// One row: vectors of four columns, a last partial one (70001, 65539) or none (65540).
 const std::vector<test_shape> split_shapes{{257, 263}, {3, 30011},  {30011, 3}, {1, 70001}, {70001, 1},
-                                           {65537, 2}, {260, 263},  {4, 30011}, {70004, 1}, {30012, 3}};
+                                           {65537, 2}, {260, 263},  {4, 30011}, {70004, 1}, {30012, 3},
+                                           {1, 65540}, {1, 65539}};
 
 template <typename T>
 void check_split_assignments() {
@@ -184,10 +209,13 @@ TYPED_TEST(KernelGeneratorElementwiseSplitTyped, OneTermReductionsAreSplitToo) {
   using T = TypeParam;
   TESSERA_SKIP_WITHOUT_PRECISION(T);
   const planned_as gpu(gpu_like(132));
-  const matrix<T> row = random_matrix<T>(1, 70001), column = random_matrix<T>(70001, 1);
+  const matrix<T> row = random_matrix<T>(1, 70001), column = random_matrix<T>(70001, 1),
+                  fours = random_matrix<T>(1, 70004);
   matrix<T> d;
   d = colwise_sum(row);
   EXPECT_TRUE(matches_host(d, host_evaluate<T>(colwise_sum(row)), elementwise_tolerance<T>()));
+  d = colwise_max(fours);
+  EXPECT_TRUE(matches_host(d, host_evaluate<T>(colwise_max(fours)), elementwise_tolerance<T>()));
   d = rowwise_max(column);
   EXPECT_TRUE(matches_host(d, host_evaluate<T>(rowwise_max(column)), elementwise_tolerance<T>()));
 }
@@ -206,6 +234,15 @@ TEST(KernelGeneratorElementwiseSplit, KernelSourceShowsTheSplitItRuns) {
   EXPECT_NE(vectors.find("*(global float4*)("), std::string::npos) << vectors;
   // A matrix of 301 rows in the assignment: no vectors.
   EXPECT_EQ(kernel_source(wider + transpose(odd)).find("float4"), std::string::npos);
+  // One-row matrices alone: vectors of four columns, a one-term column sum's too; a taller
+  // matrix's block in the assignment: none.
+  const matrix<float> row(1, 70001), other_row(1, 70001), taller(3, 70001);
+  const std::string columns = kernel_source(elt_multiply(row, other_row) + 1.0f);
+  EXPECT_EQ(columns.find("item_step"), std::string::npos) << columns;
+  EXPECT_NE(columns.find("*(global const float4*)("), std::string::npos) << columns;
+  EXPECT_NE(columns.find("*(global float4*)("), std::string::npos) << columns;
+  EXPECT_NE(kernel_source(colwise_sum(row)).find("*(global const float4*)("), std::string::npos);
+  EXPECT_EQ(kernel_source(row + block(taller, 1, 0, 1, 70001)).find("float4"), std::string::npos);
 }
 
 // The row vector's accesses (kernel_context): aligned vector loads and stores of exactly the
@@ -233,6 +270,28 @@ TEST(KernelGeneratorElementwiseSplit, RowVectorAccessesOnlyTheVectorsRows) {
       << source;
   EXPECT_NE(source.find("m1[i1 + (long)k * m1_rows] = (double)y"), std::string::npos) << source;
   EXPECT_EQ(kc.load_element(m, "float", "i", "j"), element_of(m, "i", "j")) << "after the vector";
+}
+
+// The column vector's accesses: the same along the columns of one-row matrices, at any row.
+TEST(KernelGeneratorElementwiseSplit, ColumnVectorAccessesOnlyTheVectorsColumns) {
+  codegen::kernel_builder b("probe");
+  kernel_context kc(b);
+  const matrix_parameter m{"m1", "1", "m1_view", false}, masked{"m2", "1", "m2_view", true};
+  kc.begin_column_vector("j", {"j", "j1", "j2", "j3"});
+  const std::string lane3 = kc.load_element(m, "float", "i", "j3");
+  EXPECT_EQ(kc.load_element(m, "float", "i", "j"), lane3.substr(0, lane3.size() - 1) + "0") << "one load per row";
+  EXPECT_EQ(kc.load_element(m, "float", "i", "(j + 1)"), element_of(m, "i", "(j + 1)"));
+  EXPECT_EQ(kc.load_element(masked, "float", "i", "j"), element_of(masked, "i", "j"));
+  for (const char* col : {"j", "j1", "j2", "j3"}) kc.store_element(m, "float", "i", col, std::string("x_") + col);
+  kc.store_element(m, "float", "0", "j2", "y");  // one column only
+  kc.end_row_vector();
+  const std::string source = b.source();
+  EXPECT_NE(source.find("*(global const float4*)(m1 + (i + (long)j * 1))"), std::string::npos) << source;
+  EXPECT_NE(source.find("*(global float4*)(m1 + (i + (long)j * 1)) = (float4)((float)x_j, (float)x_j1, "
+                        "(float)x_j2, (float)x_j3)"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("m1[0 + (long)j2 * 1] = (float)y"), std::string::npos) << source;
 }
 
 }  // namespace

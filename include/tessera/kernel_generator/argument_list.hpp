@@ -70,6 +70,10 @@ class matrix_recorder {
   /// Whether every matrix's rows are a multiple of rows_per_vector, or one (a row vector is
   /// never read at a vector's rows): the elementwise skeleton's column_vectors split.
   bool rows_in_vectors(index_t rows_per_vector) const;
+  /// Whether every matrix has one row (none is a block of a taller one), or none (a target not
+  /// yet given the result's shape): the elementwise skeleton's one_row_vectors split (whose
+  /// kernel tests each matrix's rows again).
+  bool one_row_each() const;
 
  private:
   std::vector<const void*> matrices_;

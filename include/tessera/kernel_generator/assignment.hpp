@@ -222,7 +222,8 @@ std::string assignment_source(const std::tuple<Targets...>& targets, const std::
   matrix_recorder recorder;
   code_of(targets, expressions).record_matrices(recorder);
   const elementwise_split split = choose_elementwise_split(planning_device(ctx.device()), result.rows, result.cols,
-                                                           recorder.rows_in_vectors(vector_rows));
+                                                           recorder.rows_in_vectors(vector_rows),
+                                                           recorder.one_row_each());
   if constexpr (!(std::remove_cvref_t<Expressions>::has_reductions || ...)) {
     return generate_kernel_source(targets, expressions, split);
   } else {

@@ -75,6 +75,11 @@ class kernel_context {
   /// at consecutive constant offsets and loads them as vectors (a run-time leading dimension of
   /// 1 it cannot see), and under `else` as it is (a one-row block of a taller matrix).
   void emit_for_one_row_and_any(const std::function<void()>& emit);
+  /// Emits one_row() under `if (m1_rows == 1 && ... && condition)` (every matrix declared so far
+  /// is one row; condition may be empty) with each matrix's rows written as 1, and otherwise()
+  /// under `else`.
+  void emit_if_one_row(std::string_view condition, const std::function<void()>& one_row,
+                       const std::function<void()>& otherwise);
   /// The elementwise skeleton's column_vectors split: rows[u] names row `base + u` of a work-item
   /// whose rows.size() consecutive rows start at base, a multiple of rows.size() (the launch
   /// guarantees it, and that every matrix's rows are a multiple too). Until end_row_vector,
@@ -82,6 +87,12 @@ class kernel_context {
   /// shifted block, not a masked view) into one aligned vector load per column and one vector
   /// store once all its rows are given.
   void begin_row_vector(std::string base, std::vector<std::string> rows);
+  /// The same along the columns, for the one_row_vectors split: cols[u] names column `base + u`
+  /// (base a multiple of cols.size()) of a result whose matrices are all one row (the caller
+  /// emits it under emit_if_one_row). Accesses of a matrix at exactly these columns, at any row
+  /// (a one-row matrix has only row 0), become one aligned vector load per matrix and one
+  /// vector store. Closed by end_row_vector.
+  void begin_column_vector(std::string base, std::vector<std::string> cols);
   void end_row_vector();
   /// The expression that reads element (i, j) of matrix p of the given OpenCL type (element_of,
   /// or a lane of a row vector's load).
@@ -118,20 +129,29 @@ class kernel_context {
   std::map<const void*, std::string> scalars_;
   std::map<std::pair<const void*, std::string>, std::string, std::less<>> integers_;
   std::vector<known_value> values_;
-  /// The row vector (begin_row_vector), and its stores not yet written: per matrix buffer and
-  /// column, the value of each row (empty until given).
+  /// The row vector (begin_row_vector) or column vector (begin_column_vector: along_columns),
+  /// and its stores not yet written: per matrix buffer and fixed index (the column of a row
+  /// vector, the row of a column vector), the value of each lane (empty until given).
   std::string vector_base_;
-  std::vector<std::string> vector_rows_;
+  std::vector<std::string> vector_lanes_;
+  bool along_columns_ = false;
   struct pending_store {
     std::string target;                 // the vector lvalue
     std::vector<std::string> lanes;     // each row's value, converted
     std::vector<std::string> elements;  // each row's element, for scalar stores
   };
   std::map<std::pair<std::string, std::string>, pending_store> pending_stores_;
-  int vector_lane(const matrix_parameter& p, std::string_view type, std::string_view i) const;
+  /// The lane that element (i, j) of p is in, or -1 where it is read and written alone.
+  int vector_lane(const matrix_parameter& p, std::string_view type, std::string_view i, std::string_view j) const;
   std::string vector_type(std::string_view type) const;  // type with the vector's lanes: float4
-  std::string vector_lvalue(const matrix_parameter& p, std::string_view type, std::string_view j,
-                            bool written) const;
+  /// The vector holding element (i, j)'s lane, as an lvalue: at the base row and column j, or
+  /// at row i and the base column.
+  std::string vector_lvalue(const matrix_parameter& p, std::string_view type, std::string_view i,
+                            std::string_view j, bool written) const;
+  /// The index the vector's elements share (the column of a row vector), and the element of
+  /// each lane.
+  std::string_view vector_fixed(std::string_view i, std::string_view j) const { return along_columns_ ? i : j; }
+  std::string vector_element(const matrix_parameter& p, std::string_view fixed, std::string_view lane) const;
   std::vector<std::size_t> scope_starts_;
 };
 

@@ -112,7 +112,11 @@ typed_assignment_code<Targets, Expressions> code_of(const Targets& targets, cons
 /// launch's width apart 0.95x the copy, one float4 1.00x; four scalar loads of consecutive rows
 /// 0.40x, benchmark/kernel_generator/vector_probe. PoCL, 2 cores, 2^24 floats: c * (a + b)
 /// 0.72-0.77x -> 1.08-1.20x the copy, a 2^24 x 1 one-term map 0.64-0.83x -> 1.03-1.12x).
-enum class elementwise_split { none, columns, rows, row_vector, column_vectors };
+/// one_row_vectors: the same along a one-row result whose matrices all have one row (a 1 x N
+/// row is as contiguous as an N x 1 column): a work-item takes vector_rows consecutive
+/// columns, each matrix read or written there as one vector (kernel_context's column vector);
+/// the last, partial vector element by element.
+enum class elementwise_split { none, columns, rows, row_vector, column_vectors, one_row_vectors };
 inline constexpr int elementwise_items = 4;
 inline constexpr int vector_rows = 4;
 
@@ -166,7 +170,8 @@ std::string generate_kernel_source(const std::tuple<Targets...>& targets,
 /// The elementwise skeleton's launch for a rows x cols result: the split, the range (work-groups
 /// of up to 256 work-items along the columns' contiguous rows first, a short matrix's along the
 /// columns instead, the columns' work-groups spread over the second and third dimensions) and
-/// the distance between an item's elements (item_step).
+/// the distance between an item's elements (item_step; for the splits that have one:
+/// takes_item_step).
 struct elementwise_launch {
   elementwise_split split = elementwise_split::none;
   runtime::launch_range range;
@@ -175,11 +180,17 @@ struct elementwise_launch {
 
 /// The split for a rows x cols result on device: column_vectors where rows_in_vectors (every
 /// matrix of the assignment has a multiple of vector_rows rows, or one:
-/// matrix_recorder::rows_in_vectors); else a CPU's row vectors as row_vector, by columns when there
+/// matrix_recorder::rows_in_vectors); one_row_vectors for a one-row result where every matrix
+/// is one row (matrix_recorder::one_row_each); else a CPU's row vectors as row_vector, by columns when there
 /// are a few, by rows for a GPU's column vectors; none for tiny results and a CPU's column
 /// vectors (clamped row indices would keep PoCL from vectorizing its loads).
 elementwise_split choose_elementwise_split(const runtime::device_info& device, index_t rows, index_t cols,
-                                           bool rows_in_vectors = false);
+                                           bool rows_in_vectors = false, bool one_row_each = false);
+
+/// Whether the kernel generated for split takes item_step as its last argument.
+constexpr bool takes_item_step(elementwise_split split) {
+  return split == elementwise_split::columns || split == elementwise_split::rows || split == elementwise_split::row_vector;
+}
 
 /// The launch of the kernel generated for split (work_group: kernel::power_of_two_work_group).
 elementwise_launch plan_elementwise_launch(elementwise_split split, std::size_t work_group, index_t rows,
