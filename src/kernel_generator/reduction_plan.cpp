@@ -44,7 +44,7 @@ std::size_t blocked_rows_per_item(index_t outputs) {
 }
 
 reduction_walk pass_walk(const runtime::device_info& device, bool whole_steps) {
-  if (device.type == runtime::device_type::cpu) return {16, true};
+  if (device.type == runtime::device_type::cpu) return {32, true};
   return {whole_steps ? 8 : 4, false};
 }
 

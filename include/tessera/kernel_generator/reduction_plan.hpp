@@ -72,10 +72,15 @@ struct reduction_walk {
 /// A GPU hides the latency of additions with other work-items: 4 accumulators keep the registers
 /// few, and its lanes interleave (lane_step). A CPU runs one work-item per core at a time, its
 /// lanes take consecutive terms (plan_reduction), and a compensated sum's chain of four dependent
-/// additions per term bounds it by the adder's latency: 16 chains, two 8-float vectors (PoCL, 2
-/// cores, Kahan column sums of 2^24 floats: 0.50-0.61x the copy with 4 chains a lane_step apart,
-/// 0.68-0.70 with 16, 0.89-1.16 with 16 at constant offsets; written out one by one they were
-/// vectorized only in part on a later machine, and are now arrays stepped in a loop).
+/// additions per term bounds it by the adder's latency (16 cycles a step on a Skylake core, so
+/// 16 chains read one float a cycle, half what the copy moves): 32 chains, four 8-float vectors
+/// (PoCL, 2 cores, Kahan column sums of 2^24 floats: 0.50-0.61x the copy with 4 chains a
+/// lane_step apart, 0.68-0.70 with 16, 0.89-1.16 with 16 at constant offsets on an earlier
+/// machine; on a later one, with the chains as arrays stepped in a loop, alternate runs of 16,
+/// 32 and 64 chains: 2^24 x 1 0.62-0.69 / 1.21-1.34 / 1.42-1.56, 65536 x 256 0.58-0.60 /
+/// 0.83-0.93 / 0.88-1.14, 4096 x 4096 0.65-0.68 / 1.46-1.53 / 1.47-1.49, the row sum of 1 x 2^24
+/// 0.68-0.73 / 1.26-1.32 / 1.37-1.86, but 4096 x 4096's blocked row sums 0.78-0.81 / 0.89-0.92 /
+/// 0.61-1.05: 64 fill the vector registers).
 /// whole_steps: a root takes whole steps; a GPU's are then 8 terms, whose exponentials and
 /// compensated additions overlap more loads (H200, log-sum-exp by rows: 8192 x 8192 0.76 ->
 /// 0.81x the copy, 65536 x 1024 0.80 -> 0.88; row sums with 8 accumulators fall, 0.87 -> 0.81).

@@ -28,15 +28,15 @@ kernel void evaluate(
   const int part_end = (int)min((long)length1, (long)part_begin + part_length);
   const int k_begin = part_begin + l1 * lane_chunk;
   const int k_end = (int)min((long)part_end, (long)k_begin + lane_span);
-  float acc1[16];
-  for (int u = 0; u < 16; ++u) {
+  float acc1[32];
+  for (int u = 0; u < 32; ++u) {
     acc1[u] = -INFINITY;
   }
   if (i < rows) {
     if (m1_rows == 1 && m2_rows == 1) {
       int k = k_begin;
-      for (; k < k_end - 15; k += 16) {
-        for (int u = 0; u < 16; ++u) {
+      for (; k < k_end - 31; k += 32) {
+        for (int u = 0; u < 32; ++u) {
           const int k1 = k + u;
           const float v1 = m2[i + (long)k1 * 1];
           acc1[u] = (v1 > acc1[u] ? v1 : acc1[u]);
@@ -49,8 +49,8 @@ kernel void evaluate(
     }
     else {
       int k = k_begin;
-      for (; k < k_end - 15; k += 16) {
-        for (int u = 0; u < 16; ++u) {
+      for (; k < k_end - 31; k += 32) {
+        for (int u = 0; u < 32; ++u) {
           const int k2 = k + u;
           const float v3 = m2[i + (long)k2 * m2_rows];
           acc1[u] = (v3 > acc1[u] ? v3 : acc1[u]);
@@ -77,7 +77,23 @@ kernel void evaluate(
   const float r13 = (acc1[13] > r12 ? acc1[13] : r12);
   const float r14 = (acc1[14] > r13 ? acc1[14] : r13);
   const float r15 = (acc1[15] > r14 ? acc1[15] : r14);
-  scratch0[l1 * L0 + l0] = r15;
+  const float r16 = (acc1[16] > r15 ? acc1[16] : r15);
+  const float r17 = (acc1[17] > r16 ? acc1[17] : r16);
+  const float r18 = (acc1[18] > r17 ? acc1[18] : r17);
+  const float r19 = (acc1[19] > r18 ? acc1[19] : r18);
+  const float r20 = (acc1[20] > r19 ? acc1[20] : r19);
+  const float r21 = (acc1[21] > r20 ? acc1[21] : r20);
+  const float r22 = (acc1[22] > r21 ? acc1[22] : r21);
+  const float r23 = (acc1[23] > r22 ? acc1[23] : r22);
+  const float r24 = (acc1[24] > r23 ? acc1[24] : r23);
+  const float r25 = (acc1[25] > r24 ? acc1[25] : r24);
+  const float r26 = (acc1[26] > r25 ? acc1[26] : r25);
+  const float r27 = (acc1[27] > r26 ? acc1[27] : r26);
+  const float r28 = (acc1[28] > r27 ? acc1[28] : r27);
+  const float r29 = (acc1[29] > r28 ? acc1[29] : r28);
+  const float r30 = (acc1[30] > r29 ? acc1[30] : r29);
+  const float r31 = (acc1[31] > r30 ? acc1[31] : r30);
+  scratch0[l1 * L0 + l0] = r31;
   for (int s = L1 >> 1; s > 0; s >>= 1) {
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l1 < s) {
@@ -85,12 +101,12 @@ kernel void evaluate(
     }
   }
   if (l1 == 0 && i < rows) {
-    const float r16 = scratch0[l1 * L0 + l0];
+    const float r32 = scratch0[l1 * L0 + l0];
     if (parts == 1) {
-      m1[i + (long)j * m1_rows] = (float)r16;
+      m1[i + (long)j * m1_rows] = (float)r32;
     }
     else {
-      partials0[(long)part * rows + i] = r16;
+      partials0[(long)part * rows + i] = r32;
     }
   }
 }
@@ -167,17 +183,17 @@ kernel void evaluate(
   const int part_end = (int)min((long)length1, (long)part_begin + part_length);
   const int k_begin = part_begin + l1 * lane_chunk;
   const int k_end = (int)min((long)part_end, (long)k_begin + lane_span);
-  float acc1[16];
-  float acc1_c[16];
-  for (int u = 0; u < 16; ++u) {
+  float acc1[32];
+  float acc1_c[32];
+  for (int u = 0; u < 32; ++u) {
     acc1[u] = 0;
     acc1_c[u] = 0;
   }
   if (i < rows) {
     if (m3_rows == 1 && m1_rows == 1 && m2_rows == 1) {
       int k = k_begin;
-      for (; k < k_end - 15; k += 16) {
-        for (int u = 0; u < 16; ++u) {
+      for (; k < k_end - 31; k += 32) {
+        for (int u = 0; u < 32; ++u) {
           const int k1 = k + u;
           const float v1 = m2[i + (long)k1 * 1];
           const float v2 = m3[i + (long)0 * 1];
@@ -202,8 +218,8 @@ kernel void evaluate(
     }
     else {
       int k = k_begin;
-      for (; k < k_end - 15; k += 16) {
-        for (int u = 0; u < 16; ++u) {
+      for (; k < k_end - 31; k += 32) {
+        for (int u = 0; u < 32; ++u) {
           const int k2 = k + u;
           const float v9 = m2[i + (long)k2 * m2_rows];
           const float v10 = m3[i + (long)0 * m3_rows];
@@ -242,7 +258,23 @@ kernel void evaluate(
   const float r13 = (r12 + (acc1[13] - acc1_c[13]));
   const float r14 = (r13 + (acc1[14] - acc1_c[14]));
   const float r15 = (r14 + (acc1[15] - acc1_c[15]));
-  scratch0[l1 * L0 + l0] = r15;
+  const float r16 = (r15 + (acc1[16] - acc1_c[16]));
+  const float r17 = (r16 + (acc1[17] - acc1_c[17]));
+  const float r18 = (r17 + (acc1[18] - acc1_c[18]));
+  const float r19 = (r18 + (acc1[19] - acc1_c[19]));
+  const float r20 = (r19 + (acc1[20] - acc1_c[20]));
+  const float r21 = (r20 + (acc1[21] - acc1_c[21]));
+  const float r22 = (r21 + (acc1[22] - acc1_c[22]));
+  const float r23 = (r22 + (acc1[23] - acc1_c[23]));
+  const float r24 = (r23 + (acc1[24] - acc1_c[24]));
+  const float r25 = (r24 + (acc1[25] - acc1_c[25]));
+  const float r26 = (r25 + (acc1[26] - acc1_c[26]));
+  const float r27 = (r26 + (acc1[27] - acc1_c[27]));
+  const float r28 = (r27 + (acc1[28] - acc1_c[28]));
+  const float r29 = (r28 + (acc1[29] - acc1_c[29]));
+  const float r30 = (r29 + (acc1[30] - acc1_c[30]));
+  const float r31 = (r30 + (acc1[31] - acc1_c[31]));
+  scratch0[l1 * L0 + l0] = r31;
   for (int s = L1 >> 1; s > 0; s >>= 1) {
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l1 < s) {
@@ -250,12 +282,12 @@ kernel void evaluate(
     }
   }
   if (l1 == 0 && i < rows) {
-    const float r16 = scratch0[l1 * L0 + l0];
+    const float r32 = scratch0[l1 * L0 + l0];
     if (parts == 1) {
-      m1[i + (long)j * m1_rows] = (float)r16;
+      m1[i + (long)j * m1_rows] = (float)r32;
     }
     else {
-      partials0[(long)part * rows + i] = r16;
+      partials0[(long)part * rows + i] = r32;
     }
   }
 }
