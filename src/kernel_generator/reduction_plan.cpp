@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 
 namespace tessera::kernel_generator {
 
@@ -43,6 +44,8 @@ std::size_t blocked_rows_per_item(index_t outputs) {
                                  least_blocked_rows, most_blocked_rows);
 }
 
+int blocked_columns_per_step(std::size_t block) { return block >= most_blocked_rows ? 4 : 1; }
+
 reduction_walk pass_walk(const runtime::device_info& device, bool whole_steps) {
   if (device.type == runtime::device_type::cpu) return {32, true};
   return {whole_steps ? 8 : 4, false};
@@ -80,7 +83,7 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
   } else if (block > 1) {
     // A CPU, many rows: blocks of rows per work-item, enough groups for the cores.
     const std::size_t blocks = ceil_div(n_out, block);
-    per_group = std::min({work_group, std::size_t{256},
+    per_group = std::getenv("TMP_PG1") ? 1 : std::min({work_group, std::size_t{256},
                           std::bit_floor(std::max<std::size_t>(blocks / target_groups(device, false), 1))});
   } else {
     // A CPU: one work-item per result walks its terms (PoCL vectorizes no loop over work-items

@@ -593,6 +593,22 @@ TEST(ReductionPlan, FusedLevelsCoverEveryRowOrColumnAndReadCoalesced) {
       }
 }
 
+// A CPU's blocks of 4096 rows add blocked_columns_per_step columns a step, then the columns
+// left one by one: parts whose lengths leave every remainder, a clamped last block, fewer
+// columns than a step.
+TYPED_TEST(KernelGeneratorReductionSkeleton, ACpusLargestBlocksStepSeveralColumnsAtATime) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const planned_as cpu(cpu_like(2));
+  ASSERT_GT(blocked_columns_per_step(blocked_rows_per_item(4099)), 1);
+  for (const shape_case s : std::vector<shape_case>{{4099, 611}, {8197, 23}, {4096, 4}, {4096, 3}}) {
+    const matrix<T> a = random_matrix<T>(s.rows, s.cols);
+    expect_matches_host<T>([](const auto& x) { return rowwise_sum(x); }, a, "rowwise_sum");
+    expect_matches_host<T>([](const auto& x) { return rowwise_max(x); }, a, "rowwise_max");
+    expect_matches_host<T>([](const auto& x) { return sqrt(rowwise_sum(elt_multiply(x, x))); }, a, "row norms");
+  }
+}
+
 TEST(ReductionPlan, ACpuTakesBlocksOfRowsAndKeepsItsCoresBusy) {
   const runtime::device_info cpu = cpu_like(2);
   EXPECT_TRUE(reduction_rows_blocked(cpu, true, 4096));

@@ -1,5 +1,5 @@
 // Row sums of a column-major matrix on a CPU OpenCL device: each work-item R consecutive rows
-// (Kahan), the columns split into parts, against clEnqueueCopyBuffer of the same 2^24 floats
+// (Kahan), STEP columns a step (rows.cl), the columns split into parts, against clEnqueueCopyBuffer of the same 2^24 floats
 // (copy_ratio: bytes read / time against bytes read + written by the copy / its time). What set
 // blocked_rows_per_item (reduction_plan.hpp). Run from this folder:
 //   g++ -O2 -std=c++17 probe.cpp -lOpenCL -o /tmp/row_block_probe && /tmp/row_block_probe
@@ -29,9 +29,10 @@ int main() {
   std::printf("copy %.2f ms\n", copy);
   for (auto [rows, cols] : std::vector<std::pair<int,int>>{{4096, 4096}, {256, 65536}, {65536, 256}})
     for (int R : {256, 1024, 4096})
-      for (int kahan : {1}) {
+      for (int step : {1, 2, 4}) {
+        const int kahan = 1;
         if (rows < R) continue;
-        std::string opt = "-DR=" + std::to_string(R) + " -DKAHAN=" + std::to_string(kahan);
+        std::string opt = "-DR=" + std::to_string(R) + " -DKAHAN=1 -DSTEP=" + std::to_string(step);
         const char* s = src.c_str(); cl_program pr = clCreateProgramWithSource(ctx, 1, &s, nullptr, &e);
         if (clBuildProgram(pr, 1, &d, opt.c_str(), nullptr, nullptr) != CL_SUCCESS) { std::printf("build failed\n"); continue; }
         cl_kernel k = clCreateKernel(pr, "row_sums", &e);
@@ -40,7 +41,7 @@ int main() {
         size_t items = rows / R; size_t global[2] = {items, parts}; size_t local[2] = {1, 1};  // one item per group: the cores take groups
         const double t = time([&] { cl_event ev; clEnqueueNDRangeKernel(q, k, 2, nullptr, global, local, 0, nullptr, &ev); return ev; });
         // copy_ratio: bytes read / t against (read + written) / copy
-        std::printf("%6dx%-6d R=%-4d parts=%zu kahan=%d  %.2f ms  ratio %.2f\n", rows, cols, R, parts, kahan, t, (bytes / t) / (2.0 * bytes / copy));
+        std::printf("%6dx%-6d R=%-4d parts=%zu kahan=%d step=%d  %.2f ms  ratio %.2f\n", rows, cols, R, parts, kahan, step, t, (bytes / t) / (2.0 * bytes / copy));
         }
         clReleaseKernel(k); clReleaseProgram(pr);
       }

@@ -55,6 +55,15 @@ struct reduction_plan {
 /// 4096 x 4096, alternate runs: 0.53-0.61 with 1024, 0.81-0.87 with 4096); more would make the
 /// accumulator arrays large (4096 rows: 32 KiB of floats per root with its compensations).
 std::size_t blocked_rows_per_item(index_t outputs);
+/// The columns a blocked work-item of `block` rows adds to each row's accumulator per step of its
+/// walk (generate_blocked_rows_pass): 4 for blocks of 4096 rows, whose accumulator arrays (32 KiB
+/// with the compensations) do not stay in the L1 beside the columns' stream, so that they are
+/// loaded and stored once per 4 columns; 1 for smaller blocks, which walk their columns as one
+/// stream (PoCL, 2 cores, Kahan row sums of 2^24 floats, alternate runs of 1 and 4 columns a
+/// step: 65536 x 256 (4096-row blocks) 0.55-0.60x / 0.70-1.14x the copy, 4096 x 4096
+/// 0.77-0.79 / 0.97-1.01; 2048 x 8192 1.24-1.35 / 0.93-1.06, 1024 x 16384 1.41-1.76 /
+/// 0.98-1.06, 256 x 65536 1.37-1.38 / 0.94-1.12).
+int blocked_columns_per_step(std::size_t block);
 /// Whether a reduction's pass takes blocks of rows per work-item (a kernel of its own).
 bool reduction_rows_blocked(const runtime::device_info& device, bool rowwise, index_t outputs);
 

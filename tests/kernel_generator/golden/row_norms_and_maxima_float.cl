@@ -38,7 +38,8 @@ kernel void evaluate(
     acc2[r] = -INFINITY;
   }
   if (i0 + 64 <= rows) {
-    for (int k = k_begin; k < k_end; ++k) {
+    int k = k_begin;
+    for (; k < k_end; ++k) {
       for (int r = 0; r < 64; ++r) {
         const int ir = i0 + r;
         const float v1 = m3[ir + (long)k * m3_rows];
@@ -52,7 +53,8 @@ kernel void evaluate(
     }
   }
   else {
-    for (int k = k_begin; k < k_end; ++k) {
+    int k = k_begin;
+    for (; k < k_end; ++k) {
       for (int r = 0; r < 64; ++r) {
         const int ir = min(i0 + r, rows - 1);
         const float v3 = m3[ir + (long)k * m3_rows];
