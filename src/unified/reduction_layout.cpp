@@ -19,8 +19,9 @@ std::size_t ceil_div(std::size_t a, std::size_t b) { return a / b + (a % b != 0)
 
 bool is_cpu(const runtime::device_info& device) { return device.type == runtime::device_type::cpu; }
 
-// A CPU device gives each item of a column reduction cpu_columns_per_item columns from this
-// many columns on; narrower matrices give each item a contiguous block of rows of its column.
+// A CPU device gives each item of a column reduction a block of up to cpu_block_columns columns
+// from this many columns on; narrower matrices give each item a contiguous block of rows of its
+// column.
 constexpr std::size_t min_block_columns = 64;
 
 // `items` work-items share `length` terms.
@@ -202,7 +203,10 @@ reduction_layout col_reduction_layout(const runtime::device_info& device, std::s
   // loads in flight together instead.
   const bool gpu_blocks = !is_cpu(device) && out.lanes == local && out.groups > target_groups(device, tuning.col_groups);
   if (cpu_blocks || gpu_blocks) {
-    out.columns_per_item = cpu_blocks ? cpu_columns_per_item : gpu_columns_per_item;
+    // A CPU item's block: as many neighbouring columns as there are, up to cpu_block_columns, so
+    // that each row's block is one long contiguous run; the rows in parts for the cores.
+    out.columns_per_item = cpu_blocks ? std::min(cols, cpu_block_columns) : gpu_columns_per_item;
+    out.column_arrays = cpu_blocks;
     out.lanes = 1;
     const std::size_t items = ceil_div(cols, out.columns_per_item);
     out.local = std::min(local, std::bit_ceil(items));

@@ -205,6 +205,14 @@ TEST(reduction_layout, a_cpu_device_gets_contiguous_blocks_and_fills_its_cores) 
     EXPECT_EQ(col.step, 1u);
     EXPECT_EQ(col.columns_per_item > 1, cols >= 64) << rows << " x " << cols;
     EXPECT_GE(stage_one_groups(col), 4u * 2) << rows << " x " << cols;
+    // Wide column blocks: one contiguous run of up to cpu_block_columns per row and item, in an
+    // array of accumulators.
+    if (cols >= 64) {
+      EXPECT_TRUE(col.column_arrays) << rows << " x " << cols;
+      EXPECT_EQ(col.columns_per_item, std::min<std::size_t>(cols, cpu_block_columns)) << rows << " x " << cols;
+      EXPECT_EQ(col.first_col_step, col.columns_per_item);
+    }
+    EXPECT_FALSE(col_reduction_layout(h200, 256, rows, cols, defaults).column_arrays) << "a GPU's blocks are not";
   }
 }
 

@@ -172,6 +172,7 @@ struct row_reduction_kernel;
 struct row_block_kernel;
 struct col_reduction_kernel;
 struct col_block_kernel;
+struct col_block_array_kernel;
 struct single_term_kernel;
 struct final_per_output_kernel;
 
@@ -350,7 +351,17 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
   const auto common = std::tuple(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols));
   const auto outputs = std::tuple(partials.buffer, result.device_buffer().handle()(), partials.finish);
   const auto range = runtime::launch_range::two_d(layout.groups * layout.local, layout.parts, layout.local, 1);
-  if (layout.columns_per_item > 1) {  // column blocks: several columns per item, no tree
+  if (layout.column_arrays) {  // a CPU device's column blocks: an array of accumulators per item
+    const auto& blocks = cached_kernel<std::tuple<col_block_array_kernel, Fn, Op, Finalize, V, argument_t<Args>...>>(
+        exec, "run_kernel_col_reduction", typeid(Fn), trace_col_block_arrays<Fn, Op, Finalize, V, Args...>);
+    enqueue(blocks, exec, range,
+            std::tuple_cat(common,
+                           std::tuple(static_cast<std::int64_t>(layout.parts),
+                                      static_cast<std::int64_t>(layout.part_length),
+                                      static_cast<std::int64_t>(layout.first_col_step),
+                                      static_cast<std::int64_t>(layout.columns_per_item), identity),
+                           launch_values(launch, args...), outputs));
+  } else if (layout.columns_per_item > 1) {  // column blocks: several columns per item, no tree
     const auto block_arguments =
         std::tuple_cat(common,
                        std::tuple(static_cast<std::int64_t>(layout.parts), static_cast<std::int64_t>(layout.part_length),
@@ -361,14 +372,11 @@ void col_reduce(const opencl_executor& exec, V identity, array<V>& result, dim<2
       using block_key = std::tuple<col_block_kernel, std::integral_constant<std::size_t, Columns>, Fn, Op, Finalize, V,
                                    argument_t<Args>...>;
       const auto& blocks = cached_kernel<block_key>(exec, "run_kernel_col_reduction", typeid(Fn),
-                                                    trace_col_blocks<Columns, Columns == cpu_columns_per_item, Fn, Op,
+                                                    trace_col_blocks<Columns, Fn, Op,
                                                                      Finalize, V, Args...>);
       enqueue(blocks, exec, range, block_arguments);
     };
-    if (layout.columns_per_item == cpu_columns_per_item)
-      launch_blocks(std::integral_constant<std::size_t, cpu_columns_per_item>{});
-    else
-      launch_blocks(std::integral_constant<std::size_t, gpu_columns_per_item>{});
+    launch_blocks(std::integral_constant<std::size_t, gpu_columns_per_item>{});
   } else {
     enqueue(*k, exec, range,
             std::tuple_cat(common,

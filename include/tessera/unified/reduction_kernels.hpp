@@ -19,6 +19,7 @@
 #include <tessera/unified/reduction_layout.hpp>
 #include <tessera/unified/symbolic.hpp>
 
+
 namespace tessera::unified::detail {
 
 /// `local T scratchN[max_work_group_size];` at the top of the kernel. (A fixed array rather
@@ -546,14 +547,12 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t, std::size_t colu
   t->close_block();
 }
 
-/// Stage 1 of a column reduction by column blocks: each work-item adds `Columns` columns (item
-/// i: i * first_col_step + j * col_step), one accumulator each, walking down the rows of its
-/// part, with no tree and no barrier. On a CPU device the columns are neighbours: every line
-/// an item reads is used whole, by it alone (the device runs a group's items one after
-/// another). On a GPU they are a grid apart: neighbouring items read neighbouring columns, and
-/// each item has Columns loads in flight. Each column's terms are added in row order.
-template <std::size_t Columns, bool Neighbours, typename Fn, typename Op, typename Finalize, kernel_value V,
-          typename... Args>
+/// Stage 1 of a GPU's column reduction of many short columns by column blocks: each work-item
+/// adds `Columns` columns (item i: i * first_col_step + j * col_step), one accumulator each,
+/// walking down the rows of its part, with no tree and no barrier. The columns are a grid apart:
+/// neighbouring items read neighbouring columns, and each item has Columns loads in flight.
+/// Each column's terms are added in row order. (A CPU device's blocks: trace_col_block_arrays.)
+template <std::size_t Columns, typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
 void trace_col_blocks(const std::shared_ptr<kernel_trace>& t) {
   const std::string type(t->type_name<V>());
   const std::string rows = t->scalar_parameter("long", "rows");
@@ -575,9 +574,7 @@ void trace_col_blocks(const std::shared_ptr<kernel_trace>& t) {
   std::vector<traced_var<V>> acc;
   acc.reserve(Columns);  // a copied traced_var would be a new variable
   for (std::size_t j = 0; j < Columns; ++j) {
-    // Neighbours (col_step 1) written as such, so that the compiler sees one contiguous load.
-    col.push_back(t->constant(
-        "long", first_col + " + " + std::to_string(j) + (Neighbours ? std::string() : " * " + col_step), "col"));
+    col.push_back(t->constant("long", first_col + " + " + std::to_string(j) + " * " + col_step, "col"));
     acc.emplace_back(t, t->variable(type, identity, "acc"), t->scope());
   }
   auto walk_rows = [&](bool guarded) {
@@ -603,6 +600,70 @@ void trace_col_blocks(const std::shared_ptr<kernel_trace>& t) {
                               partials + "[" + part + " * " + cols + " + " + col[j] + "]");
     t->close_block();
   }
+}
+
+/// Stage 1 of a CPU device's column reduction by column blocks (reduction_layout::column_arrays):
+/// each work-item adds the `block` neighbouring columns from get_global_id(0) * first_col_step
+/// (block <= cpu_block_columns, a kernel argument), one accumulator each in an array, walking
+/// down the rows of its part: each row's block is one contiguous run, which the compiler reads
+/// and adds as vectors. cpu_block_rows_per_step rows a step, each column's accumulator held in a
+/// variable across them, then the rows left one by one: each column's terms are added in row
+/// order, as a row a step would add them.
+template <typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
+void trace_col_block_arrays(const std::shared_ptr<kernel_trace>& t) {
+  const std::string type(t->type_name<V>());
+  const std::string rows = t->scalar_parameter("long", "rows");
+  const std::string cols = t->scalar_parameter("long", "cols");
+  const std::string parts = t->scalar_parameter("long", "parts");
+  const std::string part_length = t->scalar_parameter("long", "part_length");
+  const std::string first_col_step = t->scalar_parameter("long", "first_col_step");
+  const std::string block = t->scalar_parameter("long", "block");
+  const std::string identity = t->scalar_parameter(type, "identity");
+  auto arguments = traced_arguments<Args...>(t, traced_launch{});
+  const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
+  const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
+  const std::string finish = t->scalar_parameter("long", "finish");
+  const std::string first_col = t->constant("long", "(long)get_global_id(0) * " + first_col_step, "first_col");
+  const std::string part = t->constant("long", "get_group_id(1)", "part");
+  const std::string begin = t->constant("long", part + " * " + part_length, "begin");
+  const std::string end = t->constant("long", "min(" + rows + ", " + begin + " + " + part_length + ")", "end");
+  // The item's columns: block, or fewer in the last block.
+  const std::string width =
+      t->constant("long", "max(0L, min(" + block + ", " + cols + " - " + first_col + "))", "width");
+  const std::string acc = t->fresh_name("acc");
+  t->statement(type + " " + acc + "[" + std::to_string(cpu_block_columns) + "]");
+  const auto over_columns = [&](const std::string& count, auto&& body) {
+    const std::string c = t->fresh_name("c");
+    t->open_block("for (long " + c + " = 0; " + c + " < " + count + "; ++" + c + ")");
+    body(c);
+    t->close_block();
+  };
+  over_columns(width, [&](const std::string& c) { t->statement(acc + "[" + c + "] = " + identity); });
+  const std::string row = t->fresh_name("row");
+  t->statement("long " + row + " = " + begin);
+  t->open_block("for (; " + row + " < " + end + " - " + std::to_string(cpu_block_rows_per_step - 1) + "; " + row + " += " + std::to_string(cpu_block_rows_per_step) + ")");
+  over_columns(width, [&](const std::string& c) {
+    const std::string col = t->constant("long", first_col + " + " + c, "col");
+    traced_var<V> held(t, t->variable(type, acc + "[" + c + "]", "held"), t->scope());
+    for (std::size_t u = 0; u < cpu_block_rows_per_step; ++u) {
+      const std::string r = t->constant("long", row + " + " + std::to_string(u), "r");
+      accumulate<Op>(held, term_at<Fn>(t, arguments, r, col));
+    }
+    t->statement(acc + "[" + c + "] = " + held.checked_text());
+  });
+  t->close_block();
+  t->open_block("for (; " + row + " < " + end + "; ++" + row + ")");
+  over_columns(width, [&](const std::string& c) {
+    const std::string col = t->constant("long", first_col + " + " + c, "col");
+    traced_var<V> element(t, acc + "[" + c + "]", t->scope());
+    accumulate<Op>(element, term_at<Fn>(t, arguments, row, col));
+  });
+  t->close_block();
+  over_columns(width, [&](const std::string& c) {
+    const std::string col = t->constant("long", first_col + " + " + c, "col");
+    store_output<Finalize, V>(t, acc + "[" + c + "]", finish, result + "[" + col + "]",
+                              partials + "[" + part + " * " + cols + " + " + col + "]");
+  });
 }
 
 }  // namespace tessera::unified::detail

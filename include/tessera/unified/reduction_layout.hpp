@@ -13,8 +13,9 @@
 //   columns a grid apart) reads them together so that its loads are in flight at once;
 // - on a CPU device (PoCL runs a group's items one after another on one core, and pays for
 //   every group) each item reads one contiguous block: a row reduction gives each item whole
-//   rows (or one part of a long row); a wide column reduction gives each item 32 neighbouring
-//   columns, which it walks down the rows of its part (every line read whole, once).
+//   rows (or one part of a long row); a wide column reduction gives each item up to 4096
+//   neighbouring columns, which it walks down the rows of its part (each row's block one
+//   contiguous run, its accumulators an array).
 // When every output has one part, stage 1 writes the finished results itself, and one term
 // per output (N x 1 rows, 1 x N columns) is a map: such reductions cost what a copy costs.
 #include <cstddef>
@@ -25,10 +26,20 @@
 
 namespace tessera::unified {
 
-/// Columns per work-item of a wide column reduction on a CPU device (128 bytes of floats: the
-/// pair of lines a CPU fetches together), and of a GPU's column reduction of many short columns.
-inline constexpr std::size_t cpu_columns_per_item = 32;
+/// Columns per work-item of a GPU's column reduction of many short columns.
 inline constexpr std::size_t gpu_columns_per_item = 8;
+/// The most columns per work-item of a wide column reduction on a CPU device (column_arrays):
+/// a block of a row is one contiguous run of up to 16 KiB of floats that the item's walk down
+/// the rows reads whole, its accumulators an array as long (PoCL, 2 cores, column sums of 2^24
+/// floats: 32 columns an item, 128-byte runs a row apart, 0.39-0.65x the copy at 4096 x 4096 and
+/// 256 x 65536; blocks of up to 4096 columns, four rows a step: 0.85-1.63 and 0.71-0.98).
+inline constexpr std::size_t cpu_block_columns = 4096;
+/// Rows a CPU device's column block adds per step of its walk (trace_col_block_arrays), so that
+/// its array of accumulators, 16 KiB for 4096 columns, is loaded and stored once per four rows
+/// (PoCL, 2 cores, alternate runs, a row / four rows a step: column sums and maxima of
+/// 256 x 65536 0.52-0.59 / 0.71-0.98x the copy, 4096 x 4096 0.79-1.24 / 0.85-1.63, 65536 x 256,
+/// blocks of 256 columns, 1.17-1.32 / 1.17-1.33).
+inline constexpr std::size_t cpu_block_rows_per_step = 4;
 /// Rows a row reduction's work-item reads together when it has one item per row and several
 /// rows (trace_row_blocks): their loads are in flight at once.
 inline constexpr std::size_t row_batch = 8;
@@ -72,6 +83,9 @@ struct reduction_layout {
   std::size_t columns_per_item = 1;
   std::size_t first_col_step = 1;
   std::size_t col_step = 1;
+  // A CPU device's column blocks: the item's columns_per_item neighbouring columns kept in an
+  // array of accumulators and walked in a loop (trace_col_block_arrays), not one variable each.
+  bool column_arrays = false;
   // Finishing pass (parts > 1): work-items per output, each combining every final_lanes-th
   // part, then a tree in the group. Few outputs with many parts get a whole group each.
   std::size_t final_lanes = 1;
