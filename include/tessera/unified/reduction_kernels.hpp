@@ -552,24 +552,45 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t, std::size_t colu
 /// walking down the rows of its part, with no tree and no barrier. The columns are a grid apart:
 /// neighbouring items read neighbouring columns, and each item has Columns loads in flight.
 /// Each column's terms are added in row order. (A CPU device's blocks: trace_col_block_arrays.)
+/// What both kernels of column blocks (trace_col_blocks, trace_col_block_arrays) declare, in
+/// their launch order: rows, cols, parts, part_length, first_col_step, `spread` (the kernel's own
+/// scalar: col_step or block), identity; then (declare_outputs, after the traced arguments) the
+/// partials, the result and finish, and the item's first column and part's rows [begin, end).
+struct col_block_names {
+  std::string type, rows, cols, part_length, first_col_step, spread, identity;
+  std::string partials, result, finish, first_col, part, begin, end;
+};
+template <kernel_value V>
+col_block_names declare_col_block_scalars(const std::shared_ptr<kernel_trace>& t, const std::string& spread) {
+  col_block_names n;
+  n.type = t->type_name<V>();
+  n.rows = t->scalar_parameter("long", "rows");
+  n.cols = t->scalar_parameter("long", "cols");
+  t->scalar_parameter("long", "parts");
+  n.part_length = t->scalar_parameter("long", "part_length");
+  n.first_col_step = t->scalar_parameter("long", "first_col_step");
+  n.spread = t->scalar_parameter("long", spread);
+  n.identity = t->scalar_parameter(n.type, "identity");
+  return n;
+}
+inline void declare_col_block_outputs(const std::shared_ptr<kernel_trace>& t, col_block_names& n) {
+  n.partials = t->pointer_parameter(n.type, false, codegen::address_space::global, "partials");
+  n.result = t->pointer_parameter(n.type, false, codegen::address_space::global, "result");
+  n.finish = t->scalar_parameter("long", "finish");
+  n.first_col = t->constant("long", "(long)get_global_id(0) * " + n.first_col_step, "first_col");
+  n.part = t->constant("long", "get_group_id(1)", "part");
+  n.begin = t->constant("long", n.part + " * " + n.part_length, "begin");
+  n.end = t->constant("long", "min(" + n.rows + ", " + n.begin + " + " + n.part_length + ")", "end");
+}
+
 template <std::size_t Columns, typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
 void trace_col_blocks(const std::shared_ptr<kernel_trace>& t) {
-  const std::string type(t->type_name<V>());
-  const std::string rows = t->scalar_parameter("long", "rows");
-  const std::string cols = t->scalar_parameter("long", "cols");
-  const std::string parts = t->scalar_parameter("long", "parts");
-  const std::string part_length = t->scalar_parameter("long", "part_length");
-  const std::string first_col_step = t->scalar_parameter("long", "first_col_step");
-  const std::string col_step = t->scalar_parameter("long", "col_step");
-  const std::string identity = t->scalar_parameter(type, "identity");
+  col_block_names n = declare_col_block_scalars<V>(t, "col_step");
   auto arguments = traced_arguments<Args...>(t, traced_launch{});
-  const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
-  const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
-  const std::string finish = t->scalar_parameter("long", "finish");
-  const std::string first_col = t->constant("long", "(long)get_global_id(0) * " + first_col_step, "first_col");
-  const std::string part = t->constant("long", "get_group_id(1)", "part");
-  const std::string begin = t->constant("long", part + " * " + part_length, "begin");
-  const std::string end = t->constant("long", "min(" + rows + ", " + begin + " + " + part_length + ")", "end");
+  declare_col_block_outputs(t, n);
+  const std::string &type = n.type, &cols = n.cols, &col_step = n.spread, &identity = n.identity;
+  const std::string &partials = n.partials, &result = n.result, &finish = n.finish, &first_col = n.first_col,
+                    &part = n.part, &begin = n.begin, &end = n.end;
   std::vector<std::string> col;
   std::vector<traced_var<V>> acc;
   acc.reserve(Columns);  // a copied traced_var would be a new variable
@@ -611,22 +632,12 @@ void trace_col_blocks(const std::shared_ptr<kernel_trace>& t) {
 /// order, as a row a step would add them.
 template <typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
 void trace_col_block_arrays(const std::shared_ptr<kernel_trace>& t) {
-  const std::string type(t->type_name<V>());
-  const std::string rows = t->scalar_parameter("long", "rows");
-  const std::string cols = t->scalar_parameter("long", "cols");
-  const std::string parts = t->scalar_parameter("long", "parts");
-  const std::string part_length = t->scalar_parameter("long", "part_length");
-  const std::string first_col_step = t->scalar_parameter("long", "first_col_step");
-  const std::string block = t->scalar_parameter("long", "block");
-  const std::string identity = t->scalar_parameter(type, "identity");
+  col_block_names n = declare_col_block_scalars<V>(t, "block");
   auto arguments = traced_arguments<Args...>(t, traced_launch{});
-  const std::string partials = t->pointer_parameter(type, false, codegen::address_space::global, "partials");
-  const std::string result = t->pointer_parameter(type, false, codegen::address_space::global, "result");
-  const std::string finish = t->scalar_parameter("long", "finish");
-  const std::string first_col = t->constant("long", "(long)get_global_id(0) * " + first_col_step, "first_col");
-  const std::string part = t->constant("long", "get_group_id(1)", "part");
-  const std::string begin = t->constant("long", part + " * " + part_length, "begin");
-  const std::string end = t->constant("long", "min(" + rows + ", " + begin + " + " + part_length + ")", "end");
+  declare_col_block_outputs(t, n);
+  const std::string &type = n.type, &cols = n.cols, &block = n.spread, &identity = n.identity;
+  const std::string &partials = n.partials, &result = n.result, &finish = n.finish, &first_col = n.first_col,
+                    &part = n.part, &begin = n.begin, &end = n.end;
   // The item's columns: block, or fewer in the last block.
   const std::string width =
       t->constant("long", "max(0L, min(" + block + ", " + cols + " - " + first_col + "))", "width");
