@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 
 namespace tessera::kernel_generator {
 
@@ -83,7 +82,7 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
   } else if (block > 1) {
     // A CPU, many rows: blocks of rows per work-item, enough groups for the cores.
     const std::size_t blocks = ceil_div(n_out, block);
-    per_group = std::getenv("TMP_PG1") ? 1 : std::min({work_group, std::size_t{256},
+    per_group = std::min({work_group, std::size_t{256},
                           std::bit_floor(std::max<std::size_t>(blocks / target_groups(device, false), 1))});
   } else {
     // A CPU: one work-item per result walks its terms (PoCL vectorizes no loop over work-items

@@ -382,13 +382,13 @@ std::pair<const reduction_site*, const reduction_site*> online_pair(const reduct
 }
 
 /// A blocked pass's walk over `step` columns at a time from k (declared by the caller) while
-/// that many are left: each row's accumulators (acc[r] + "[r]") held in variables across the
-/// step and its terms added in column order, as a column a step would add them.
-void emit_stepped_columns(kernel_context& kc, const std::vector<const reduction_site*>& roots,
-                          const std::vector<std::string>& acc, const std::string& block, const std::string& row,
-                          int step) {
+/// that many are left: each row's accumulators (acc[r] + "[r]") take the step's terms in column
+/// order, as a column a step would add them; for step > 1 they are held in variables across it.
+void emit_column_steps(kernel_context& kc, const std::vector<const reduction_site*>& roots,
+                       const std::vector<std::string>& acc, const std::string& block, const std::string& row, int step) {
   auto& b = kc.builder();
-  kc.open_scope("for (; k < k_end - " + std::to_string(step - 1) + "; k += " + std::to_string(step) + ")");
+  kc.open_scope(step == 1 ? std::string("for (; k < k_end; ++k)")
+                          : "for (; k < k_end - " + std::to_string(step - 1) + "; k += " + std::to_string(step) + ")");
   std::vector<std::string> ks{"k"};
   for (int u = 1; u < step; ++u) ks.push_back(b.declare_fresh("int", "k + " + std::to_string(u), "k"));
   kc.open_scope("for (int r = 0; r < " + block + "; ++r)");
@@ -396,13 +396,17 @@ void emit_stepped_columns(kernel_context& kc, const std::vector<const reduction_
   std::vector<std::string> held(roots.size());
   for (std::size_t r = 0; r < roots.size(); ++r) {
     const std::string element = acc[r] + "[r]";
+    if (step == 1) {
+      held[r] = element;
+      continue;
+    }
     held[r] = b.fresh_name("s");
     b.declare(roots[r]->type, held[r], element);
     if (roots[r]->compensated) b.declare(roots[r]->type, compensation_of(held[r]), compensation_of(element));
   }
   for (const std::string& k : ks)
     for (std::size_t r = 0; r < roots.size(); ++r) emit_step(b, *roots[r], {held[r]}, {roots[r]->term(kc, "ir", k)});
-  for (std::size_t r = 0; r < roots.size(); ++r) {
+  for (std::size_t r = 0; r < roots.size() && step > 1; ++r) {
     b.assign(acc[r] + "[r]", held[r]);
     if (roots[r]->compensated) b.assign(compensation_of(acc[r] + "[r]"), compensation_of(held[r]));
   }
@@ -434,14 +438,8 @@ std::string generate_blocked_rows_pass(const assignment_code& code, const std::v
   const int columns_per_step = blocked_columns_per_step(blocked_rows_per_item(roots.front()->outputs));
   const auto walk = [&](const std::string& row) {
     b.declare("int", "k", "k_begin");
-    if (columns_per_step > 1) emit_stepped_columns(kc, roots, acc, block, row, columns_per_step);
-    kc.open_scope("for (; k < k_end; ++k)");
-    kc.open_scope("for (int r = 0; r < " + block + "; ++r)");
-    b.declare("const int", "ir", row);
-    for (std::size_t r = 0; r < roots.size(); ++r)
-      emit_step(b, *roots[r], {acc[r] + "[r]"}, {roots[r]->term(kc, "ir", "k")});
-    kc.close_scope();
-    kc.close_scope();
+    if (columns_per_step > 1) emit_column_steps(kc, roots, acc, block, row, columns_per_step);
+    emit_column_steps(kc, roots, acc, block, row, 1);
   };
   kc.open_scope("if (i0 + " + block + " <= rows)");
   walk("i0 + r");

@@ -161,23 +161,16 @@ elementwise_launch plan_elementwise_launch(elementwise_split split, std::size_t 
                                            index_t cols) {
   const auto items = static_cast<std::size_t>(elementwise_items);
   std::size_t r = static_cast<std::size_t>(rows), c = static_cast<std::size_t>(cols);
-  if (split == elementwise_split::row_vector) {
-    // The columns' items along the first dimension, one row.
-    c = ceil_div(c, items);
+  if (split == elementwise_split::row_vector || split == elementwise_split::one_row_vectors) {
+    // One row: the columns' items (a launch's width apart) or vectors of consecutive columns
+    // along the first dimension.
+    const bool vectors = split == elementwise_split::one_row_vectors;
+    c = ceil_div(c, vectors ? static_cast<std::size_t>(vector_rows) : items);
     const std::size_t local0 = std::min(work_group, std::bit_ceil(std::max<std::size_t>(c, 1)));
     elementwise_launch launch;
     launch.split = split;
     launch.range = {{runtime::round_up(c, local0), 1, 1}, {local0, 1, 1}, 3};
-    launch.item_step = static_cast<int>(runtime::round_up(c, local0));
-    return launch;
-  }
-  if (split == elementwise_split::one_row_vectors) {
-    // A vector of columns per work-item along the first dimension, one row.
-    c = ceil_div(c, static_cast<std::size_t>(vector_rows));
-    const std::size_t local0 = std::min(work_group, std::bit_ceil(std::max<std::size_t>(c, 1)));
-    elementwise_launch launch;
-    launch.split = split;
-    launch.range = {{runtime::round_up(c, local0), 1, 1}, {local0, 1, 1}, 3};
+    if (!vectors) launch.item_step = static_cast<int>(runtime::round_up(c, local0));
     return launch;
   }
   if (split == elementwise_split::column_vectors) r = ceil_div(r, static_cast<std::size_t>(vector_rows));

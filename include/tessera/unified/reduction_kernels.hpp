@@ -19,7 +19,6 @@
 #include <tessera/unified/reduction_layout.hpp>
 #include <tessera/unified/symbolic.hpp>
 
-
 namespace tessera::unified::detail {
 
 /// `local T scratchN[max_work_group_size];` at the top of the kernel. (A fixed array rather
@@ -547,11 +546,6 @@ void trace_col_partials(const std::shared_ptr<kernel_trace>& t, std::size_t colu
   t->close_block();
 }
 
-/// Stage 1 of a GPU's column reduction of many short columns by column blocks: each work-item
-/// adds `Columns` columns (item i: i * first_col_step + j * col_step), one accumulator each,
-/// walking down the rows of its part, with no tree and no barrier. The columns are a grid apart:
-/// neighbouring items read neighbouring columns, and each item has Columns loads in flight.
-/// Each column's terms are added in row order. (A CPU device's blocks: trace_col_block_arrays.)
 /// What both kernels of column blocks (trace_col_blocks, trace_col_block_arrays) declare, in
 /// their launch order: rows, cols, parts, part_length, first_col_step, `spread` (the kernel's own
 /// scalar: col_step or block), identity; then (declare_outputs, after the traced arguments) the
@@ -583,6 +577,11 @@ inline void declare_col_block_outputs(const std::shared_ptr<kernel_trace>& t, co
   n.end = t->constant("long", "min(" + n.rows + ", " + n.begin + " + " + n.part_length + ")", "end");
 }
 
+/// Stage 1 of a GPU's column reduction of many short columns by column blocks: each work-item
+/// adds `Columns` columns (item i: i * first_col_step + j * col_step), one accumulator each,
+/// walking down the rows of its part, with no tree and no barrier. The columns are a grid apart:
+/// neighbouring items read neighbouring columns, and each item has Columns loads in flight.
+/// Each column's terms are added in row order. (A CPU device's blocks: trace_col_block_arrays.)
 template <std::size_t Columns, typename Fn, typename Op, typename Finalize, kernel_value V, typename... Args>
 void trace_col_blocks(const std::shared_ptr<kernel_trace>& t) {
   col_block_names n = declare_col_block_scalars<V>(t, "col_step");
@@ -652,24 +651,26 @@ void trace_col_block_arrays(const std::shared_ptr<kernel_trace>& t) {
   over_columns(width, [&](const std::string& c) { t->statement(acc + "[" + c + "] = " + identity); });
   const std::string row = t->fresh_name("row");
   t->statement("long " + row + " = " + begin);
-  t->open_block("for (; " + row + " < " + end + " - " + std::to_string(cpu_block_rows_per_step - 1) + "; " + row + " += " + std::to_string(cpu_block_rows_per_step) + ")");
-  over_columns(width, [&](const std::string& c) {
-    const std::string col = t->constant("long", first_col + " + " + c, "col");
-    traced_var<V> held(t, t->variable(type, acc + "[" + c + "]", "held"), t->scope());
-    for (std::size_t u = 0; u < cpu_block_rows_per_step; ++u) {
-      const std::string r = t->constant("long", row + " + " + std::to_string(u), "r");
-      accumulate<Op>(held, term_at<Fn>(t, arguments, r, col));
-    }
-    t->statement(acc + "[" + c + "] = " + held.checked_text());
-  });
-  t->close_block();
-  t->open_block("for (; " + row + " < " + end + "; ++" + row + ")");
-  over_columns(width, [&](const std::string& c) {
-    const std::string col = t->constant("long", first_col + " + " + c, "col");
-    traced_var<V> element(t, acc + "[" + c + "]", t->scope());
-    accumulate<Op>(element, term_at<Fn>(t, arguments, row, col));
-  });
-  t->close_block();
+  // `step` rows at a time while that many are left; for step > 1 each column's accumulator is
+  // held in a variable across them.
+  const auto walk_rows = [&](std::size_t step) {
+    t->open_block(step == 1 ? "for (; " + row + " < " + end + "; ++" + row + ")"
+                            : "for (; " + row + " < " + end + " - " + std::to_string(step - 1) + "; " + row +
+                                  " += " + std::to_string(step) + ")");
+    over_columns(width, [&](const std::string& c) {
+      const std::string col = t->constant("long", first_col + " + " + c, "col");
+      const std::string element = acc + "[" + c + "]";
+      traced_var<V> held(t, step == 1 ? element : t->variable(type, element, "held"), t->scope());
+      for (std::size_t u = 0; u < step; ++u)
+        accumulate<Op>(held, term_at<Fn>(t, arguments,
+                                          step == 1 ? row : t->constant("long", row + " + " + std::to_string(u), "r"),
+                                          col));
+      if (step > 1) t->statement(element + " = " + held.checked_text());
+    });
+    t->close_block();
+  };
+  walk_rows(cpu_block_rows_per_step);
+  walk_rows(1);
   over_columns(width, [&](const std::string& c) {
     const std::string col = t->constant("long", first_col + " + " + c, "col");
     store_output<Finalize, V>(t, acc + "[" + c + "]", finish, result + "[" + col + "]",
