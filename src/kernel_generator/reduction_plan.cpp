@@ -10,12 +10,12 @@ namespace {
 std::size_t ceil_div(std::size_t a, std::size_t b) { return a / b + (a % b != 0); }
 std::size_t pow2_at_least(std::size_t n) { return std::bit_ceil(std::max<std::size_t>(n, 1)); }
 
-// Work-groups that keep every compute unit busy: a GPU hides memory latency with several
-// resident groups per unit (8 groups of 256 fill an H100/H200 multiprocessor); a CPU device
+// Work-groups that keep every compute unit busy: a GPU hides memory latency with many resident
+// work-items (2048 fill an H100/H200 multiprocessor: 8 groups of 256, 2 of 1024); a CPU device
 // runs one group per core at a time, a few per core even out the cores.
-std::size_t target_groups(const runtime::device_info& device, bool gpu) {
+std::size_t target_groups(const runtime::device_info& device, bool gpu, std::size_t work_group) {
   const std::size_t units = std::max<std::size_t>(device.compute_units, 1);
-  return gpu ? 8 * units : 4 * units;
+  return gpu ? units * (2048 / std::clamp<std::size_t>(work_group, 256, 2048)) : 4 * units;
 }
 
 // At most this many work-groups in the second and third launch dimensions (NVIDIA's limit).
@@ -56,7 +56,9 @@ bool reduction_rows_blocked(const runtime::device_info& device, bool rowwise, in
          outputs >= static_cast<index_t>(4 * least_blocked_rows);
 }
 
-reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, index_t outputs, index_t length,
+namespace {
+
+reduction_plan plan_in_groups(const runtime::device_info& device, bool rowwise, index_t outputs, index_t length,
                               std::size_t work_group) {
   const bool gpu = device.type != runtime::device_type::cpu;
   const auto n_out = static_cast<std::size_t>(std::max<index_t>(outputs, 0));
@@ -83,7 +85,7 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
     // A CPU, many rows: blocks of rows per work-item, enough groups for the cores.
     const std::size_t blocks = ceil_div(n_out, block);
     per_group = std::min({work_group, std::size_t{256},
-                          std::bit_floor(std::max<std::size_t>(blocks / target_groups(device, false), 1))});
+                          std::bit_floor(std::max<std::size_t>(blocks / target_groups(device, false, work_group), 1))});
   } else {
     // A CPU: one work-item per result walks its terms (PoCL vectorizes no loop over work-items
     // that holds a loop), many results per group (PoCL pays for each group), parts spread few
@@ -100,7 +102,7 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
 
   // Parts: when the result groups cannot fill the device, split each result's terms, keeping
   // enough terms per lane that the finishing pass stays small.
-  const std::size_t target = target_groups(device, gpu);
+  const std::size_t target = target_groups(device, gpu, per_group * lanes);
   // (A CPU's blocks of rows: a part of 2^20 elements or more, 1024 columns of a 1024-row block,
   // 256 of a 4096-row one, is a long walk.)
   const std::size_t least_terms =
@@ -124,9 +126,11 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
     plan.lane_step = 1;
   }
 
-  // The finishing pass: many parts (few results) are shared by lanes, about four parts each.
-  plan.finish_lanes = std::min(work_group, pow2_at_least(ceil_div(parts, 4)));
-  plan.finish_results = std::min(work_group / plan.finish_lanes, pow2_at_least(n_out));
+  // The finishing pass: many parts (few results) are shared by lanes, about four parts each, in
+  // groups of at most 256 (a plan in larger groups has one part: plan_reduction).
+  const std::size_t finish_group = std::min<std::size_t>(work_group, 256);
+  plan.finish_lanes = std::min(finish_group, pow2_at_least(ceil_div(parts, 4)));
+  plan.finish_results = std::min(finish_group / plan.finish_lanes, pow2_at_least(n_out));
 
   if (rowwise) {
     plan.groups0 = result_groups;
@@ -137,6 +141,20 @@ reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, 
     // Result groups over the second and third dimensions, balanced so that few are empty.
     plan.groups2 = ceil_div(result_groups, max_groups);
     plan.groups1 = ceil_div(result_groups, plan.groups2);
+  }
+  return plan;
+}
+
+}  // namespace
+
+reduction_plan plan_reduction(const runtime::device_info& device, bool rowwise, index_t outputs, index_t length,
+                              std::size_t work_group, std::size_t large_group) {
+  const reduction_plan plan = plan_in_groups(device, rowwise, outputs, length, work_group);
+  // Rows enough for a wave of large groups (32 rows and 32 lanes each) but too few for the
+  // groups of work_group: the large ones finish in one pass, without the finishing kernel.
+  if (device.type != runtime::device_type::cpu && rowwise && plan.parts > 1 && large_group > work_group) {
+    const reduction_plan large = plan_in_groups(device, rowwise, outputs, length, large_group);
+    if (large.parts == 1) return large;
   }
   return plan;
 }

@@ -607,42 +607,57 @@ cl::Event launch_reduction_assignment(runtime::kernel_cache<std::vector<int>, re
                                                        : generate_reduction_source(code, roots, false, walk)),
                              build_kernel(ctx, generate_reduction_source(code, roots, true, walk))};
   });
-  const reduction_plan plan =
-      plan_reduction(device, first.rowwise, first.outputs, first.length, kernels->pass.power_of_two_work_group(256));
-
   argument_list assignment_arguments;
   code.gather_arguments(assignment_arguments, result.rows, result.cols);
   const auto given = assignment_arguments.arguments();
-  std::vector<runtime::kernel_argument> pass(given.begin(), given.end());
-  std::vector<runtime::kernel_argument> finish(given.begin(), given.end());
-  const int parts = to_kernel_int(plan.parts, "reduction parts");
-  pass.emplace_back(parts);
-  finish.emplace_back(parts);
-  for (const index_t value : {plan.part_length, plan.lane_chunk, plan.lane_span, plan.lane_step})
-    pass.emplace_back(to_kernel_int(value, "reduction plan"));
   runtime::workspace_lease workspaces(ctx);  // held until the kernels are enqueued
-  const runtime::device_buffer none;
-  const std::size_t group = plan.local0 * plan.local1;
-  for (std::size_t r = 0; r < roots.size(); ++r) {
-    const reduction_site* site = roots[r];
-    const std::size_t bytes =
-        static_cast<std::size_t>(plan.parts) * static_cast<std::size_t>(site->outputs) * site->element_bytes;
-    const runtime::device_buffer& workspace = plan.parts > 1 ? workspaces.buffer(r, bytes) : none;  // one per root
-    pass.emplace_back(workspace.handle());
-    pass.emplace_back(runtime::local_memory{group * site->element_bytes});
-    finish.emplace_back(workspace.handle());
-    finish.emplace_back(runtime::local_memory{plan.finish_lanes * plan.finish_results * site->element_bytes});
+  const auto launch = [&](const reduction_plan& plan) {
+    std::vector<runtime::kernel_argument> pass(given.begin(), given.end());
+    std::vector<runtime::kernel_argument> finish(given.begin(), given.end());
+    const int parts = to_kernel_int(plan.parts, "reduction parts");
+    pass.emplace_back(parts);
+    finish.emplace_back(parts);
+    for (const index_t value : {plan.part_length, plan.lane_chunk, plan.lane_span, plan.lane_step})
+      pass.emplace_back(to_kernel_int(value, "reduction plan"));
+    const runtime::device_buffer none;
+    const std::size_t group = plan.local0 * plan.local1;
+    for (std::size_t r = 0; r < roots.size(); ++r) {
+      const reduction_site* site = roots[r];
+      const std::size_t bytes =
+          static_cast<std::size_t>(plan.parts) * static_cast<std::size_t>(site->outputs) * site->element_bytes;
+      const runtime::device_buffer& workspace = plan.parts > 1 ? workspaces.buffer(r, bytes) : none;  // one per root
+      pass.emplace_back(workspace.handle());
+      pass.emplace_back(runtime::local_memory{group * site->element_bytes});
+      finish.emplace_back(workspace.handle());
+      finish.emplace_back(runtime::local_memory{plan.finish_lanes * plan.finish_results * site->element_bytes});
+    }
+    const runtime::launch_range range{
+        {plan.groups0 * plan.local0, plan.groups1 * plan.local1, plan.groups2}, {plan.local0, plan.local1, 1}, 3};
+    const cl::Event first_event = kernels->pass.launch(ctx, range, pass);
+    if (plan.parts == 1) return first_event;
+    const auto outputs = static_cast<std::size_t>(first.outputs);
+    kernels->finish.launch(ctx,
+                           runtime::launch_range::two_d(runtime::round_up(outputs, plan.finish_results),
+                                                        plan.finish_lanes, plan.finish_results, plan.finish_lanes),
+                           finish);
+    return runtime::covering_event(ctx, first_event);
+  };
+
+  // Groups of 1024 where they save the finishing pass (plan_reduction). The kernel's reported
+  // limit cannot rule them out: NVIDIA's driver (580) reports 256 for this pass and runs it in
+  // groups of 1024 (H200, 2026-11-28); a launch refused for the group's size or resources takes
+  // the groups of the reported limit.
+  const std::size_t group_limit = kernels->pass.power_of_two_work_group(256);
+  const std::size_t large_group = ctx.device().max_work_group_size >= 1024 ? 1024 : 0;
+  const reduction_plan plan =
+      plan_reduction(device, first.rowwise, first.outputs, first.length, group_limit, large_group);
+  if (plan.local0 * plan.local1 <= group_limit) return launch(plan);
+  try {
+    return launch(plan);
+  } catch (const runtime::opencl_error& e) {
+    if (e.code() != CL_INVALID_WORK_GROUP_SIZE && e.code() != CL_OUT_OF_RESOURCES) throw;
   }
-  const runtime::launch_range range{
-      {plan.groups0 * plan.local0, plan.groups1 * plan.local1, plan.groups2}, {plan.local0, plan.local1, 1}, 3};
-  const cl::Event first_event = kernels->pass.launch(ctx, range, pass);
-  if (plan.parts == 1) return first_event;
-  const auto outputs = static_cast<std::size_t>(first.outputs);
-  kernels->finish.launch(ctx,
-                         runtime::launch_range::two_d(runtime::round_up(outputs, plan.finish_results),
-                                                      plan.finish_lanes, plan.finish_results, plan.finish_lanes),
-                         finish);
-  return runtime::covering_event(ctx, first_event);
+  return launch(plan_reduction(device, first.rowwise, first.outputs, first.length, group_limit));
 }
 
 bool runs_fused_levels(const reduction_analysis& analysis, shape result, const runtime::device_info& device) {

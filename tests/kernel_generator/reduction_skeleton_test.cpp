@@ -486,6 +486,48 @@ TEST(KernelGeneratorReductionSkeleton, OnlineMaxAndSumOnlyWhereTheRuleHolds) {
   }
 }
 
+// A GPU's row reductions in groups of 1024 (ReductionPlan.LargeGroupsWhereTheySaveAGpusFinishingPass):
+// 4 units, 307 rows (10 groups of 32, the last partly empty), 2111 columns (32 lanes of 65 or 66
+// terms; too long for the softmax's fused levels): one pass, against the host, the same bits on
+// every run; the softmax's pairs in one.
+template <typename T>
+void check_rows_in_large_groups() {
+  const planned_as gpu(gpu_like(4));
+  const matrix<T> a = random_matrix<T>(307, 2111, T(-3), T(3));
+  const double tol = static_cast<double>(tolerance<T>(2111));
+  matrix<T> sums, maxima, again;
+  std::size_t before = runtime::kernels_enqueued();
+  sums = rowwise_sum(a);
+  EXPECT_EQ(runtime::kernels_enqueued() - before, 1u) << "no finishing pass";
+  EXPECT_TRUE(matches_host(sums, host_evaluate<T>(rowwise_sum(a)), tol));
+  maxima = rowwise_max(a);
+  EXPECT_TRUE(matches_host(maxima, host_evaluate<T>(rowwise_max(a)), 0.0));
+  for (int run = 0; run < 20; ++run) {
+    again = rowwise_sum(a);
+    ASSERT_EQ(again.to_host(), sums.to_host()) << run;
+  }
+  const auto shifted = exp(a - colwise_broadcast(rowwise_max(a)));
+  matrix<T> softmax;
+  before = runtime::kernels_enqueued();
+  softmax = elt_divide(shifted, colwise_broadcast(rowwise_sum(shifted)));
+  const std::size_t kernels = runtime::kernels_enqueued() - before;
+  if constexpr (std::is_same_v<T, float>) {
+    EXPECT_EQ(kernels, 2u) << "the pairs in one pass, the quotient";
+  } else {
+    // An H200 refuses the double pairs' pass in groups of 1024 (its registers): the groups of
+    // 256 in parts, and their finishing pass.
+    EXPECT_TRUE(kernels == 2u || kernels == 3u) << kernels;
+  }
+  EXPECT_TRUE(matches_host(softmax, per_line(a, along::rows, softmax_line), 1e-5));
+}
+
+TEST(KernelGeneratorReductionSkeleton, RowsInLargeGroupsFloat) { check_rows_in_large_groups<float>(); }
+
+TEST(KernelGeneratorReductionSkeleton, RowsInLargeGroupsDouble) {
+  if (device_lacks_precision<double>()) GTEST_SKIP() << "no fp64 on this device";
+  check_rows_in_large_groups<double>();
+}
+
 TEST(KernelGeneratorReductionSkeleton, ANestedReductionIsComputedOnce) {
   // A CPU's plan materializes each reduction (a GPU's fuses them: FusedLevels above); one part
   // per reduction: one kernel each.
@@ -512,12 +554,12 @@ struct plan_case {
   index_t outputs, length;
 };
 
-void expect_plan_covers(const runtime::device_info& device, const plan_case& c) {
+void expect_plan_covers(const runtime::device_info& device, const plan_case& c, std::size_t large_group) {
   SCOPED_TRACE(::testing::Message() << device.name << (c.rowwise ? " rowwise " : " colwise ") << c.outputs
-                                    << " results of " << c.length);
-  const reduction_plan p = plan_reduction(device, c.rowwise, c.outputs, c.length, 256);
+                                    << " results of " << c.length << ", large groups " << large_group);
+  const reduction_plan p = plan_reduction(device, c.rowwise, c.outputs, c.length, 256, large_group);
   EXPECT_TRUE(std::has_single_bit(p.local0) && std::has_single_bit(p.local1));
-  EXPECT_LE(p.local0 * p.local1, 256u);
+  EXPECT_LE(p.local0 * p.local1, std::max<std::size_t>(256, large_group));
   EXPECT_LE(p.groups1, 65535u);
   EXPECT_LE(p.groups2, 65535u);
   const std::size_t result_groups = c.rowwise ? p.groups0 : p.groups1 * p.groups2;
@@ -539,9 +581,39 @@ TEST(ReductionPlan, EveryResultAndTermIsCovered) {
                                      {false, 65536, 1024}, {true, 65536, 1024}, {false, 1024, 65536},
                                      {true, 1, 1 << 26},   {false, 1 << 26, 1}, {true, 1 << 26, 1},
                                      {false, 1, 1 << 26},  {true, 3, 7},        {false, 0, 5},
-                                     {true, 5, 0},         {true, 1, 1}};
+                                     {true, 5, 0},         {true, 1, 1},         {true, 5000, 3001},
+                                     {true, 16896, 8192},  {true, 4225, 129}};
   for (const auto& device : {gpu_like(132), gpu_like(1), cpu_like(2), cpu_like(64)})
-    for (const plan_case& c : cases) expect_plan_covers(device, c);
+    for (const plan_case& c : cases)
+      for (const std::size_t large_group : {std::size_t{0}, std::size_t{1024}}) expect_plan_covers(device, c, large_group);
+}
+
+TEST(ReductionPlan, LargeGroupsWhereTheySaveAGpusFinishingPass) {
+  const runtime::device_info h200 = gpu_like(132);
+  // 8192 rows: 256 groups of 32 rows, too few for 132 units in groups of 256 (8 a unit), enough
+  // in groups of 1024 (2 a unit): one pass.
+  const reduction_plan small = plan_reduction(h200, true, 8192, 8192, 256);
+  EXPECT_GT(small.parts, 1);
+  const reduction_plan large = plan_reduction(h200, true, 8192, 8192, 256, 1024);
+  EXPECT_EQ(large.parts, 1);
+  EXPECT_EQ(large.local0, 32u);
+  EXPECT_EQ(large.local1, 32u);
+  EXPECT_EQ(large.lane_step, 32);
+  // From just over a group of 32 rows per unit to four.
+  EXPECT_EQ(plan_reduction(h200, true, 132 * 32 + 1, 8192, 256, 1024).local1, 32u);
+  EXPECT_EQ(plan_reduction(h200, true, 4 * 132 * 32, 8192, 256, 1024).local1, 32u);
+  // Where large groups need parts too, or the small ones none, or the terms run down the
+  // columns, or the device is a CPU: the groups of 256.
+  for (const plan_case c : {plan_case{true, 132 * 32, 8192}, plan_case{true, 1024, 65536}, plan_case{true, 1, 1 << 26},
+                            plan_case{true, 65536, 1024}, plan_case{false, 8192, 8192}, plan_case{false, 1, 1 << 26}}) {
+    const reduction_plan p = plan_reduction(h200, c.rowwise, c.outputs, c.length, 256, 1024);
+    const reduction_plan q = plan_reduction(h200, c.rowwise, c.outputs, c.length, 256);
+    EXPECT_EQ(p.local0 * p.local1, q.local0 * q.local1) << c.outputs << " x " << c.length;
+    EXPECT_EQ(p.parts, q.parts) << c.outputs << " x " << c.length;
+  }
+  EXPECT_LE(plan_reduction(cpu_like(2), true, 8192, 8192, 256, 1024).local0 *
+                plan_reduction(cpu_like(2), true, 8192, 8192, 256, 1024).local1,
+            256u);
 }
 
 TEST(ReductionPlan, FewResultsFillAGpuWithParts) {
