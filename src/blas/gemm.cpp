@@ -251,6 +251,14 @@ std::shared_ptr<runtime::kernel> get_kernel(const runtime::context& ctx, const g
   });
 }
 
+// The configuration as the call runs it: split_k = 0 chosen for the call's shape and device.
+template <typename T>
+gemm_params for_call(gemm_params p, const gemm_arguments<T>& args, const runtime::context& ctx) {
+  p.split_k = chosen_split_k(p, operand_bytes(args.operands, sizeof(T)), args.m, args.n, args.k, args.batch_count,
+                             ctx.device().compute_units);
+  return p;
+}
+
 template <typename T>
 const runtime::context& context_of(const gemm_arguments<T>& args) {
   return args.c != nullptr && args.c->owner() != nullptr ? *args.c->owner() : runtime::context::get();
@@ -270,6 +278,7 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
     return event;
   }
   if (std::is_same_v<T, double>) runtime::require_fp64(ctx.device());
+  p = for_call(p, args, ctx);
   // Precision is the caller's choice: a configuration never lowers it on its own.
   const bool sixteen_bit = args.operands != operand_type::float32;
   if (p.family == gemm_family::mma && !sixteen_bit && !(std::is_same_v<T, float> && args.math == math_mode::tf32))
@@ -375,8 +384,8 @@ std::size_t launch_count() { return launches.load(); }
 
 template <device_scalar T>
 gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
-                               [[maybe_unused]] const runtime::context& ctx) {  // options may depend on it
-  return {program_source(params.family), kernel_options(params, args)};
+                               const runtime::context& ctx) {
+  return {program_source(params.family), kernel_options(for_call(params, args, ctx), args)};
 }
 template gemm_program_text program_text<float>(const gemm_params&, const gemm_arguments<float>&,
                                                const runtime::context&);
@@ -385,8 +394,8 @@ template gemm_program_text program_text<double>(const gemm_params&, const gemm_a
 
 template <device_scalar T>
 gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
-                               [[maybe_unused]] const runtime::context& ctx, std::string_view epilogue_source) {
-  return {program_source(params.family, epilogue_source), kernel_options(params, args)};
+                               const runtime::context& ctx, std::string_view epilogue_source) {
+  return {program_source(params.family, epilogue_source), kernel_options(for_call(params, args, ctx), args)};
 }
 
 template <device_scalar T>

@@ -1,5 +1,7 @@
 #include <tessera/blas/gemm_config.hpp>
 
+#include <algorithm>
+
 namespace tessera::blas {
 
 std::vector<gemm_rule_violation> check_gemm_rules(const gemm_params& params, int element_size,
@@ -15,6 +17,22 @@ std::vector<gemm_rule_violation> check_gemm_rules(const gemm_params& params, int
 #include <tessera/blas/detail/gemm_checks.inc>
 #undef TESSERA_GEMM_CHECK
   return broken;
+}
+
+int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
+                   std::int64_t batch, std::int64_t compute_units) {
+  if (params.split_k != 0) return params.split_k;
+  if (params.family != gemm_family::local) return 1;
+  const gemm_rule_values d = derive(params, element_bytes);
+  const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (std::max<std::int64_t>(a, 0) + b - 1) / b; };
+  const std::int64_t tiles = ceil_div(m, std::max<std::int64_t>(d.block_rows, 1)) *
+                             ceil_div(n, std::max<std::int64_t>(d.block_cols, 1)) * std::max<std::int64_t>(batch, 1);
+  const std::int64_t units = std::max<std::int64_t>(compute_units, 1);
+  if (tiles >= units) return 1;
+  const std::int64_t k_tiles = ceil_div(k, std::max<std::int64_t>(d.k_tile, 1));
+  int split = 1;
+  while (split < max_chosen_split_k && tiles * 2 * split <= 2 * units && k_tiles >= 8 * 2 * split) split *= 2;
+  return split;
 }
 
 }  // namespace tessera::blas

@@ -47,3 +47,30 @@ TEST(SearchFeatures, EveryParameterMovesExactlyItsOwnFeature) {
 }
 
 }  // namespace
+
+namespace {
+
+// search_seeds on a device of 132 compute units: a leader's split-per-call twin goes first where
+// the shape would split, and only where the set holds it.
+TEST(SearchSeeds, ChosenSplitTwinsLeadWhereTheShapeSplits) {
+  const blas::gemm_params tile =
+      blas::parse_gemm_params("local cache_line_bytes=64 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4");
+  blas::gemm_params twin = tile;
+  twin.split_k = 0;
+  const blas::gemm_params other = blas::parse_gemm_params("local cache_line_bytes=32 item=8x8 wg=16x8 vector_width=4");
+  const std::vector<blas::gemm_params> configs{other, tile, twin};
+  using tessera::auto_tuner::search_seeds;
+  // One 64 x 64 tile, a long K: the twin, then the leaders.
+  EXPECT_EQ(search_seeds({tile, other}, configs, 64, 64, 65536, 1, 4, 132),
+            (std::vector<blas::gemm_params>{twin, tile, other}));
+  // Tiles enough: the leaders alone.
+  EXPECT_EQ(search_seeds({tile, other}, configs, 4096, 4096, 4096, 1, 4, 132),
+            (std::vector<blas::gemm_params>{tile, other}));
+  // A twin not in the set is not sought; a twin among the leaders is not repeated.
+  EXPECT_EQ(search_seeds({tile}, {tile}, 64, 64, 65536, 1, 4, 132), (std::vector<blas::gemm_params>{tile}));
+  EXPECT_EQ(search_seeds({twin, tile}, configs, 64, 64, 65536, 1, 4, 132),
+            (std::vector<blas::gemm_params>{twin, tile}));
+  EXPECT_TRUE(search_seeds({}, configs, 64, 64, 65536, 1, 4, 132).empty());
+}
+
+}  // namespace

@@ -168,6 +168,9 @@ std::vector<blas::gemm_params> family_configs() {
       "local vector_width=1 cache_line_bytes=" + std::to_string(32 * s) + " item=2x2 wg=8x8 split_k=16",
       "local vector_width=4 cache_line_bytes=" + std::to_string(64 * s) +
           " item=4x4 wg=8x8 double_buffer=1 split_k=4",
+      // split-K chosen per call (chosen_split_k): split where the output tiles are fewer than
+      // the compute units, whole elsewhere
+      "local vector_width=4 cache_line_bytes=" + std::to_string(32 * s) + " item=4x4 wg=8x8 sg=4x2 split_k=0",
   };
   std::vector<blas::gemm_params> out;
   for (const auto& t : texts) out.push_back(blas::parse_gemm_params(t));
@@ -179,6 +182,7 @@ inline std::string family_label(const blas::gemm_params& p) {
   std::string out;
   for (char ch : s.substr(0, s.find(" tl="))) out += (std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_');
   if (p.split_k > 1) out += "_split_k_" + std::to_string(p.split_k);
+  if (p.split_k == 0) out += "_split_k_chosen";
   return out;
 }
 

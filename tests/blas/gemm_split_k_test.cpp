@@ -3,7 +3,11 @@
 // every transpose, float and double; and the same bits on every run.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <bit>
+#include <cmath>
 #include <cstring>
+#include <random>
 
 #include "blas/gemm_check.hpp"
 
@@ -50,6 +54,109 @@ void matches_openblas_at_odd_sizes() {
 TEST(GemmSplitK, FloatMatchesOpenBlasAtOddSizesAndEveryTranspose) { matches_openblas_at_odd_sizes<float>(); }
 TEST(GemmSplitK, DoubleMatchesOpenBlasAtOddSizesAndEveryTranspose) { matches_openblas_at_odd_sizes<double>(); }
 
+// Many slices (up to chosen_split_k's largest), more than the K tiles at k = 1003 (empty slices).
+template <typename T>
+void many_slices_match_openblas() {
+  // 64 slices at every transpose, 256 at two (each split and transpose is a kernel to build).
+  const std::int64_t sizes[][3] = {{1, 1, 1003}, {33, 17, 2053}};
+  for (auto ta : transposes)
+    for (auto tb : transposes)
+      for (const auto& s : sizes)
+        for (int split : {64, 256}) {
+          if (split == 256 && ta != tb) continue;
+          gemm_case c;
+          c.trans_a = ta, c.trans_b = tb, c.m = s[0], c.n = s[1], c.k = s[2];
+          c.lda_pad = 2, c.ldb_pad = 1, c.ldc_pad = 3, c.odd_ld = true;
+          check_gemm<T>(split_config<T>(split), c);
+        }
+}
+
+TEST(GemmSplitK, ManySlicesFloat) { many_slices_match_openblas<float>(); }
+TEST(GemmSplitK, ManySlicesDouble) { many_slices_match_openblas<double>(); }
+
+// chosen_split_k on a device of 132 compute units (an H100 or H200), for a configuration of
+// 64 x 64 blocks and K tiles of 16 floats.
+TEST(GemmSplitK, ChosenSplitFillsTheComputeUnits) {
+  const blas::gemm_params p =
+      blas::parse_gemm_params("local cache_line_bytes=64 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0");
+  const auto chosen = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1) {
+    return blas::chosen_split_k(p, 4, m, n, k, batch, 132);
+  };
+  EXPECT_EQ(chosen(64, 64, 65536), 256);  // one tile: 256 groups, 16 K tiles each
+  EXPECT_EQ(chosen(100, 100, 20000), 64);  // 4 tiles: 256 groups
+  EXPECT_EQ(chosen(784, 128, 1152), 8);    // 26 tiles: 208 groups, 9 K tiles each
+  EXPECT_EQ(chosen(196, 256, 2304), 16);   // 16 tiles
+  EXPECT_EQ(chosen(49, 512, 4608), 32);    // 8 tiles
+  EXPECT_EQ(chosen(64, 64, 240), 1);       // 15 K tiles: not 8 a slice for 2
+  EXPECT_EQ(chosen(64, 64, 241), 2);       // 16, the last one short
+  EXPECT_EQ(chosen(64, 64, 0), 1);
+  // As many tiles as units or more: whole.
+  EXPECT_EQ(chosen(12 * 64, 11 * 64, 65536), 1);
+  EXPECT_EQ(chosen(2048, 2048, 2048), 1);
+  EXPECT_EQ(chosen(64, 64, 65536, 132), 1);  // a batch of 132 entries
+  EXPECT_EQ(chosen(11 * 64, 12 * 64 - 1, 65536), 1);
+  EXPECT_EQ(chosen(11 * 64, 12 * 64 - 64, 65536), 2);  // 121 tiles
+  // A set split is the call's; other families do not split.
+  EXPECT_EQ(blas::chosen_split_k(blas::parse_gemm_params("local item=4x4 wg=16x16 split_k=8"), 4, 8192, 8192, 64, 1, 132),
+            8);
+  EXPECT_EQ(blas::chosen_split_k(blas::parse_gemm_params("naive wg=16x16"), 4, 64, 64, 65536, 1, 132), 1);
+}
+
+// Over thousands of random shapes and several devices: a power of two within the table's
+// values, at most two work-groups per compute unit (or a whole call), at least 8 K tiles a
+// slice, and a configuration that passes every rule with it.
+TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
+  std::mt19937_64 random(12);
+  const std::vector<std::string> texts = {
+      "local cache_line_bytes=64 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0",
+      "local cache_line_bytes=32 item=8x8 wg=16x8 double_buffer=1 vector_width=4 split_k=0",
+      "local cache_line_bytes=32 item=2x2 wg=8x8 vector_width=2 split_k=0",
+      "local cache_line_bytes=128 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0"};
+  const auto log_uniform = [&](double high) {
+    return static_cast<std::int64_t>(std::exp(std::uniform_real_distribution<double>(0.0, std::log(high))(random)));
+  };
+  for (const std::string& text : texts) {
+    const blas::gemm_params p = blas::parse_gemm_params(text);
+    for (const int element_bytes : {4, 8}) {
+      if (!blas::check_gemm_rules(p, element_bytes).empty()) continue;  // not a configuration of these elements
+      const blas::gemm_rule_values d = blas::derive(p, element_bytes);
+      for (int i = 0; i < 2000; ++i) {
+        const std::int64_t m = log_uniform(70000), n = log_uniform(70000), k = log_uniform(300000),
+                           batch = i % 4 == 0 ? log_uniform(5000) : 1, units = log_uniform(300);
+        SCOPED_TRACE(::testing::Message() << text << " " << m << "x" << n << "x" << k << " batch " << batch << ", "
+                                          << units << " units, " << element_bytes << "-byte elements");
+        const int split = blas::chosen_split_k(p, element_bytes, m, n, k, batch, units);
+        ASSERT_TRUE(split >= 1 && split <= blas::max_chosen_split_k && std::has_single_bit(static_cast<unsigned>(split)));
+        const std::int64_t tiles = (m + d.block_rows - 1) / d.block_rows * ((n + d.block_cols - 1) / d.block_cols) * batch;
+        if (split > 1) {
+          ASSERT_LT(tiles, units);
+          ASSERT_LE(tiles * split, 2 * units);
+          ASSERT_GE((k + d.k_tile - 1) / d.k_tile, 8 * std::int64_t{split});
+        }
+        blas::gemm_params with = p;
+        with.split_k = split;
+        ASSERT_TRUE(blas::check_gemm_rules(with, element_bytes).empty());
+      }
+    }
+  }
+}
+
+// split_k = 0 on this device: the chosen split's launches (one, or the slices and their sum),
+// against OpenBLAS.
+TEST(GemmSplitK, AChosenSplitRunsAsItSays) {
+  const auto& device = rt::context::get().device();
+  const blas::gemm_params p = blas::parse_gemm_params("local vector_width=2 cache_line_bytes=32 item=4x4 wg=8x8 split_k=0");
+  for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{5, 6, 1000}, {300, 200, 100}, {7, 3, 1}}) {
+    gemm_case c;
+    c.m = s[0], c.n = s[1], c.k = s[2];
+    const int split = blas::chosen_split_k(p, 4, c.m, c.n, c.k, 1, device.compute_units);
+    SCOPED_TRACE(::testing::Message() << c.m << "x" << c.n << "x" << c.k << ": split " << split);
+    const auto before = blas::detail::launch_count();
+    check_gemm<float>(p, c);
+    EXPECT_EQ(blas::detail::launch_count() - before, split > 1 ? 2u : 1u);
+  }
+}
+
 // The partial tiles are summed in slice order, whatever order the work-groups ran in: ten runs
 // of the same call give the same bits (and a different split gives a result within rounding).
 TEST(GemmSplitK, GivesTheSameBitsOnEveryRun) {
@@ -69,13 +176,16 @@ TEST(GemmSplitK, GivesTheSameBitsOnEveryRun) {
     dc.read(0, dc.bytes(), out.data());
     return out;
   };
-  const auto first = run(16);
-  for (int i = 0; i < 10; ++i) {
-    const auto again = run(16);
-    ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0) << "run " << i;
-  }
   const auto unsplit = run(1);
-  for (std::size_t i = 0; i < first.size(); ++i) EXPECT_NEAR(first[i], unsplit[i], 1e-3f * (1 + std::abs(unsplit[i])));
+  for (const int split : {16, 256}) {
+    const auto first = run(split);
+    for (int i = 0; i < 10; ++i) {
+      const auto again = run(split);
+      ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0) << split << ", run " << i;
+    }
+    for (std::size_t i = 0; i < first.size(); ++i)
+      EXPECT_NEAR(first[i], unsplit[i], 1e-3f * (1 + std::abs(unsplit[i]))) << split;
+  }
 }
 
 // Each split adds one launch (the sum of the partial tiles).

@@ -61,6 +61,28 @@ TYPED_TEST(KernelGeneratorMatmulMore, EveryFamilyAppliesTheStoreStepAtEachElemen
   }
 }
 
+// Split-K, set and chosen per call (split_k = 0): the store step runs once, on the slices' sum.
+// One output tile (32 x 32 blocks) and a long K: the chosen split is more than one on a device
+// of fewer than 32 compute units.
+TYPED_TEST(KernelGeneratorMatmulMore, SplitKAppliesTheStoreStepToTheSum) {
+  using T = TypeParam;
+  TESSERA_SKIP_WITHOUT_PRECISION(T);
+  const gemm_shape s{30, 17, 1001};
+  const std::string cls = std::to_string(32 * (sizeof(T) / 4));
+  for (const std::string split : {"4", "0"}) {
+    const blas::gemm_params params =
+        blas::parse_gemm_params("local vw=2 cls=" + cls + " item=4x4 wg=8x8 db=1 split_k=" + split);
+    SCOPED_TRACE(blas::to_string(params));
+    for_each_transpose<T>(s, [&](const auto& product) {
+      const matrix<T> bias_col = random_matrix<T>(s.m, 1);
+      matrix<T> c = random_matrix<T>(s.m, s.n);
+      const auto expected = host_evaluate<T>(T(0.5) * c + fmax(T(2) * product + colwise_broadcast(bias_col), T(0)));
+      evaluate_fused_with(params, c, T(0.5) * c + fmax(T(2) * product + colwise_broadcast(bias_col), T(0)));
+      EXPECT_TRUE(matches_host(c, expected, product_tolerance<T>(s.k)));
+    });
+  }
+}
+
 TEST(KernelGeneratorMatmulFusion, EvaluateFusedWithRejectsAnAssignmentThatDoesNotFuse) {
   const matrix<float> a = random_matrix<float>(4, 3), b = random_matrix<float>(3, 5);
   matrix<float> c;

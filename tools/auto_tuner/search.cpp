@@ -87,4 +87,24 @@ std::vector<blas::gemm_params> leaders_of(const std::vector<blas::gemm_params>& 
   return out;
 }
 
+std::vector<blas::gemm_params> search_seeds(const std::vector<blas::gemm_params>& leaders,
+                                            const std::vector<blas::gemm_params>& configs,
+                                            std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+                                            int element_bytes, std::int64_t compute_units) {
+  std::vector<blas::gemm_params> out;
+  const auto held = [](const std::vector<blas::gemm_params>& in, const blas::gemm_params& p) {
+    return std::find(in.begin(), in.end(), p) != in.end();
+  };
+  for (const auto& leader : leaders) {
+    blas::gemm_params twin = leader;
+    twin.split_k = 0;
+    if (held(configs, twin) && !held(out, twin) &&
+        blas::chosen_split_k(twin, element_bytes, m, n, k, batch, compute_units) > 1)
+      out.push_back(twin);
+  }
+  for (const auto& leader : leaders)
+    if (!held(out, leader)) out.push_back(leader);
+  return out;
+}
+
 }  // namespace tessera::auto_tuner

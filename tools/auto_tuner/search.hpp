@@ -26,6 +26,18 @@ std::vector<std::size_t> budgeted_search(const std::vector<blas::gemm_params>& c
                                          std::uint64_t sample_seed = 12345,
                                          const std::vector<blas::gemm_params>& first = {});
 
+/// The seeds of a shape's budgeted search (its `first`): the leaders (of the nearest finished
+/// problems), after each leader's tile with its split chosen per call (split_k = 0) where configs
+/// hold that twin and it would split this call (blas::chosen_split_k: output tiles fewer than
+/// the compute units, a long K). A tile that won where it filled the device serves a shape of
+/// few tiles split, which the search's spread sample seldom reaches (the H200's suites with
+/// --budget 10, 2026-11-25: 784 x 128 x 1152 found no split at all, 3.6 TFLOP/s against
+/// cuBLAS's 14.7).
+std::vector<blas::gemm_params> search_seeds(const std::vector<blas::gemm_params>& leaders,
+                                            const std::vector<blas::gemm_params>& configs,
+                                            std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+                                            int element_bytes, std::int64_t compute_units);
+
 /// The best `count` of the configurations evaluated, best first (failed ones left out).
 std::vector<blas::gemm_params> leaders_of(const std::vector<blas::gemm_params>& configs,
                                           const std::vector<std::size_t>& evaluated,

@@ -805,8 +805,10 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
         // The nearest finished problems' three best start the search (the pair before, for one
         // size): replayed on the H200's full runs, NT's needle-like best was found from 84 of 100
         // sample orders alone, from all 100 with NN's leaders. In a suite, the two nearest shapes'.
-        const auto order = budgeted_search(params, budget, evaluate, 12345,
-                                           nearest_leaders(finished_leaders, job, opt.shapes_paths.empty() ? 1 : 2));
+        const auto order = budgeted_search(
+            params, budget, evaluate, 12345,
+            search_seeds(nearest_leaders(finished_leaders, job, opt.shapes_paths.empty() ? 1 : 2), params, job.m,
+                         job.n, job.k, job.batch, sizeof(float), device.compute_units));
         finished_leaders.emplace_back(job, leaders_of(params, order, [&](std::size_t i) { return measured[i]; }, 3));
       }
       reject_implausible(run.results, rc.peak, [&](std::size_t suspect, std::size_t best) {
