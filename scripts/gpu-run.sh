@@ -43,6 +43,9 @@
 #                     defaults (the shapes-tune database of this machine when there is one, else
 #                     the shipped ones; TESSERA_SHAPES_SHIPPED=1 forces those), CLBlast, OpenBLAS,
 #                     cuBLAS: shapes-bench.json and shapes-bench.png
+#   shapes-split      bench_gemm_shapes as shapes-bench with the shipped database, but the NVIDIA float
+#                     class entries' split chosen per call (benchmark/gemm/nvidia_classes_split_chosen.json):
+#                     shapes-split.json and shapes-split.png
 #
 # Every step leaves the same two files in $OUT: STEP.log (the build, the tests, the run's output and
 # a summary) and STEP.json (its results: Google Benchmark JSON or tune_* JSON); $OUT/device.txt
@@ -267,6 +270,16 @@ step_shapes-bench() {
     --shapes "${shape_suites[@]}" configs/shapes/held_out.json --reps 5 --json "$out/shapes-bench.json"
   local status=$?
   python3 gen/plot_shapes.py "$out/shapes-bench.json" "$out/shapes-bench.png"
+  return $status
+}
+
+step_shapes-split() {
+  targets bench_gemm_shapes || return 1
+  TESSERA_GEMM_DEFAULTS=benchmark/gemm/nvidia_classes_split_chosen.json timeout 560 \
+    "$build/benchmark/gemm/bench_gemm_shapes" --shapes "${shape_suites[@]}" configs/shapes/held_out.json --reps 5 \
+    --json "$out/shapes-split.json"
+  local status=$?
+  python3 gen/plot_shapes.py "$out/shapes-split.json" "$out/shapes-split.png"
   return $status
 }
 
