@@ -25,10 +25,15 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   if (params.family != gemm_family::local) return 1;
   const gemm_rule_values d = derive(params, element_bytes);
   const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (std::max<std::int64_t>(a, 0) + b - 1) / b; };
-  const std::int64_t tiles = ceil_div(m, std::max<std::int64_t>(d.block_rows, 1)) *
-                             ceil_div(n, std::max<std::int64_t>(d.block_cols, 1)) * std::max<std::int64_t>(batch, 1);
   const std::int64_t units = std::max<std::int64_t>(compute_units, 1);
-  if (tiles >= units) return 1;
+  // The tiles, a factor at a time (each below units, so no product overflows).
+  std::int64_t tiles = 1;
+  for (const std::int64_t factor : {ceil_div(m, std::max<std::int64_t>(d.block_rows, 1)),
+                                    ceil_div(n, std::max<std::int64_t>(d.block_cols, 1)), std::max<std::int64_t>(batch, 1)}) {
+    if (factor >= units) return 1;
+    tiles *= factor;
+    if (tiles >= units) return 1;
+  }
   const std::int64_t k_tiles = ceil_div(k, std::max<std::int64_t>(d.k_tile, 1));
   int split = 1;
   while (split < max_chosen_split_k && tiles * 2 * split <= 2 * units && k_tiles >= 8 * 2 * split) split *= 2;

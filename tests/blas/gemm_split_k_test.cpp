@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "blas/gemm_check.hpp"
@@ -100,6 +101,11 @@ TEST(GemmSplitK, ChosenSplitFillsTheComputeUnits) {
   EXPECT_EQ(blas::chosen_split_k(blas::parse_gemm_params("local item=4x4 wg=16x16 split_k=8"), 4, 8192, 8192, 64, 1, 132),
             8);
   EXPECT_EQ(blas::chosen_split_k(blas::parse_gemm_params("naive wg=16x16"), 4, 64, 64, 65536, 1, 132), 1);
+  // The largest sizes a call may have: no overflow on the way.
+  const std::int64_t most = std::numeric_limits<int>::max();
+  EXPECT_EQ(chosen(most, most, most, most), 1);
+  EXPECT_EQ(chosen(1, 1, most, 131), 2);  // 131 tiles: 262 groups
+  EXPECT_EQ(blas::chosen_split_k(p, 4, 1, 1, most, 1, std::numeric_limits<std::uint32_t>::max()), 256);
 }
 
 // Over thousands of random shapes and several devices: a power of two within the table's
