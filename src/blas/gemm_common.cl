@@ -207,7 +207,10 @@ inline void gemm_store_vector_guarded(global real* C, const int ldc, const int M
   if (col >= N) return;
   real e[VW];
   SPLIT_VEC(acc, e, 0)
-#pragma unroll
+  // No `#pragma unroll` here: PoCL 3.1 (LLVM 15) compiled the unrolled loop of guarded stores,
+  // for two-element vectors of 2 x 2 items (local item=2x2 wg=8x8 vector_width=2), into stores
+  // at column N, outside C (tests/blas: GemmAllSizesEveryFamily with that tile). A loop of VW
+  // steps is unrolled without it where it pays.
   for (int i = 0; i < VW; ++i)
     if (row + i < M)
       gemm_store_element(C, C_INDEX(row + i, col), row + i, col, e[i], alpha, beta GEMM_EPILOGUE_ARGUMENTS);
