@@ -6,6 +6,7 @@ message, what the results JSON says, a signal sent mid-run.
   check_tuner.py finalists TUNER ARGS            (ARGS must include --json FILE)
   check_tuner.py plausible TUNER ARGS            (ARGS must include --json FILE)
   check_tuner.py stop TUNER ARGS                 (ARGS must include --json FILE)
+  check_tuner.py resume TUNER ARGS               (ARGS must include --json FILE)
   check_tuner.py full_disk TUNER ARGS            (ARGS must include --json FILE)
   check_tuner.py shapes TUNER SUITE JSON         (tune_* --shapes SUITE --budget 2 --json JSON)
   check_tuner.py precision TUNER ARGS            (ARGS must include --json FILE; --precision P or fp32)
@@ -219,6 +220,56 @@ def stop(args: argparse.Namespace) -> None:
         raise CheckFailed(f"the table does not say partial:\n{stdout[-2000:]}")
 
 
+def resume(args: argparse.Namespace) -> None:
+    """SIGKILL once the second problem has begun (no handler runs: the file holds what was written
+    after each problem, the first complete), then the same command with --resume of that file:
+    every problem ends complete, the first exactly as the killed run wrote it (not measured again),
+    the others measured once."""
+    path = json_path(args.command)
+    process = subprocess.Popen(args.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = []
+    deadline = time.monotonic() + 540
+    for line in process.stderr:
+        seen.append(line)
+        if line.startswith("-- [2/"):
+            process.send_signal(signal.SIGKILL)
+            break
+        if time.monotonic() > deadline:
+            break
+    else:
+        process.wait()
+        raise CheckFailed("the tuner ended before the second problem:\n" + "".join(seen[-20:]))
+    process.wait(timeout=60)
+    killed = json.loads(path.read_text())
+    if [r["partial"] for r in killed["runs"]] != [False]:
+        raise CheckFailed(f"after the kill: runs {[(r['transposes'], r['partial']) for r in killed['runs']]}, "
+                          "expected the first problem alone, complete")
+    resumed = run(args.command + ["--resume", str(path)])
+    if resumed.returncode != 0:
+        raise CheckFailed(f"the resumed run: exit {resumed.returncode}\n{resumed.stderr[-3000:]}")
+    document = json.loads(path.read_text())
+    runs = document["runs"]
+    if document["partial"] or any(r["partial"] or r["decision"] is None for r in runs):
+        raise CheckFailed("the resumed run is not complete")
+    keys = [(r["transposes"], r["m"], r["n"], r["k"], r["batch"]) for r in runs]
+    if len(keys) != len(set(keys)) or len(keys) < 2:
+        raise CheckFailed(f"problems {keys}: expected each once, more than one")
+    if runs[0] != killed["runs"][0]:
+        raise CheckFailed("the first problem was measured again (its results differ from the killed run's)")
+    done = [line for line in resumed.stderr.splitlines() if "not measured again" in line and line.startswith("-- [")]
+    measured = [line for line in resumed.stderr.splitlines() if re.match(r"-- \[\d+/\d+\] .*configurations", line)]
+    if len(done) != 1 or len(measured) != len(runs) - 1:
+        raise CheckFailed(f"resumed {done}, measured {measured}: expected one taken from the file, the rest measured")
+    # Results measured with other options are refused before any work, naming what differs.
+    other = list(args.command)
+    reps = other.index("--reps") + 1
+    other[reps] = str(int(other[reps]) + 1)
+    refused = run(other + ["--resume", str(path)])
+    expected = rf"--resume .*: \$\.timing\.repetitions: measured with {args.command[reps]}, this run has {other[reps]}"
+    if refused.returncode != 1 or not re.search(expected, refused.stderr) or "-- [1/" in refused.stderr:
+        raise CheckFailed(f"other --reps: exit {refused.returncode}, expected 1 and {expected!r}\n{refused.stderr[-2000:]}")
+
+
 def full_disk(args: argparse.Namespace) -> None:
     """A write that fails at the end of a run (a full disk, here a file-size limit below the
     results' size): the message names the path, the exit status is 3, and the results file of an
@@ -283,13 +334,13 @@ def main() -> int:
     e.add_argument("--absent")
     e.add_argument("--keep")
     e.add_argument("command", nargs=argparse.REMAINDER)
-    for name in ("finalists", "plausible", "stop", "full_disk", "shapes", "precision"):
+    for name in ("finalists", "plausible", "stop", "resume", "full_disk", "shapes", "precision"):
         sub.add_parser(name).add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.command and args.command[0] == "--":
         args.command = args.command[1:]
     try:
-        {"expect": expect, "finalists": finalists, "plausible": plausible, "stop": stop,
+        {"expect": expect, "finalists": finalists, "plausible": plausible, "stop": stop, "resume": resume,
          "full_disk": full_disk, "shapes": shapes, "precision": precision}[args.check](args)
     except (CheckFailed, subprocess.TimeoutExpired, OSError, json.JSONDecodeError) as failure:
         print(f"check_tuner {args.check}: FAILED: {failure}", file=sys.stderr)

@@ -12,11 +12,13 @@
 #include <cmath>
 #include <csignal>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -54,6 +56,7 @@ struct options {
   std::string epilogue;  // empty: the plain GEMM
   baselines::gemm_precision precision = baselines::gemm_precision::fp32;  // --precision
   std::vector<std::string> shapes_paths;  // --shapes: suites of problems instead of --m --n --k --batch
+  std::string resume_path;                // --resume: a results JSON whose complete problems are kept
 };
 
 std::string bytes_text(double bytes) {
@@ -321,6 +324,9 @@ struct run_record {
   int rounds = 0;
   std::optional<ranking_decision> decision;
   bool partial = false;  // stopped before the run was complete
+  /// A problem taken complete from --resume's file: written out as it was read (nothing of it is
+  /// measured again); the fields above hold only its sizes.
+  std::optional<nlohmann::json> resumed;
 };
 
 /// A baseline row and a configuration row measured again round-robin: their GFLOP/s.
@@ -535,6 +541,10 @@ std::string results_json(const options& opt, const run_context& rc, const std::v
         {"rounds", opt.rounds}}},
       {"runs", nlohmann::json::array()}};
   for (const auto& run : runs) {
+    if (run.resumed) {
+      doc["runs"].push_back(*run.resumed);
+      continue;
+    }
     nlohmann::json results = nlohmann::json::array();
     for (const auto& r : run.results) results.push_back(to_json(r));
     nlohmann::json finalists = nullptr;
@@ -562,20 +572,132 @@ std::string csv_field(std::string_view text) {
   return out + '"';
 }
 
+/// The CSV rows of a resumed problem, from its JSON (results_json's "runs" entry).
+std::string resumed_csv_rows(const nlohmann::json& run) {
+  std::string csv;
+  const auto number = [](const nlohmann::json& j, const char* key, double scale, const char* format) {
+    return j.is_object() && j.contains(key) && j[key].is_number() ? fmt::format(fmt::runtime(format), j[key].get<double>() * scale)
+                                                                   : std::string();
+  };
+  for (const auto& r : run["results"]) {
+    const nlohmann::json& seconds = r["seconds"];
+    csv += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{}\n", run["transposes"].get<std::string>(),
+                       run["m"].get<std::int64_t>(), run["n"].get<std::int64_t>(), run["k"].get<std::int64_t>(),
+                       run["batch"].get<std::int64_t>(), r["kind"].get<std::string>(),
+                       csv_field(r["name"].get<std::string>()), r["status"].get<std::string>(),
+                       r["gflops"].is_object() ? r["gflops"]["median"].get<double>() : 0.0,
+                       number(seconds, "min", 1e3, "{:.4f}"), number(seconds, "median", 1e3, "{:.4f}"),
+                       number(seconds, "max", 1e3, "{:.4f}"), number(seconds, "spread", 1e3, "{:.4f}"),
+                       r["build_seconds"].is_number() ? fmt::format("{:.3f}", r["build_seconds"].get<double>()) : "",
+                       csv_field(r["reason"].get<std::string>()));
+  }
+  return csv;
+}
+
 std::string results_csv(const std::vector<run_record>& runs) {
   std::string csv =
       "transposes,m,n,k,batch,kind,name,status,median_gflops,min_ms,median_ms,max_ms,spread_ms,build_s,reason\n";
   const auto ms = [](const tune_result& r, double baselines::timing::*field) {
     return r.time ? fmt::format("{:.4f}", (*r.time).*field * 1e3) : std::string();
   };
-  for (const auto& run : runs)
+  for (const auto& run : runs) {
+    if (run.resumed) {
+      csv += resumed_csv_rows(*run.resumed);
+      continue;
+    }
     for (const auto& r : run.results)
       csv += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{}\n", run.transposes, run.m, run.n, run.k,
                          run.batch, r.kind, csv_field(r.name), to_string(r.status), r.median_gflops(),
                          ms(r, &baselines::timing::min_seconds), ms(r, &baselines::timing::median_seconds),
                          ms(r, &baselines::timing::max_seconds), ms(r, &baselines::timing::spread_seconds),
                          r.build_seconds ? fmt::format("{:.3f}", *r.build_seconds) : "", csv_field(r.reason));
+  }
   return csv;
+}
+
+/// A problem's key among the runs of a results JSON: "nn 64x64x65536 batch 1".
+std::string problem_key(std::string_view transposes, std::int64_t m, std::int64_t n, std::int64_t k,
+                        std::int64_t batch) {
+  return fmt::format("{} {}x{}x{} batch {}", transposes, m, n, k, batch);
+}
+
+/// The complete problems of --resume's file (results_json's form), by problem_key. The file must
+/// come from the same tool, device, precision, epilogue and timing as this run: a configuration
+/// measured otherwise never stands for this one. Throws argument_error naming the file and the
+/// JSON path of what is wrong or differs.
+std::map<std::string, nlohmann::json> read_resumed(const std::string& path, const options& opt,
+                                                   const run_context& rc) {
+  const auto bad = [&](const std::string& where, const std::string& what) {
+    return argument_error(fmt::format("--resume {}: {}: {}", path, where, what));
+  };
+  std::ifstream in(path);
+  if (!in) throw bad("$", "cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw bad("$", fmt::format("malformed JSON: {}", e.what()));
+  }
+  if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array())
+    throw bad("$.runs", "expected a list (is this a tune_* results file?)");
+  const auto expect = [&](const nlohmann::json& value, const nlohmann::json& here, const std::string& where) {
+    if (value != here) throw bad(where, fmt::format("measured with {}, this run has {}", value.dump(), here.dump()));
+  };
+  const auto field = [&](const nlohmann::json& object, const char* key, const std::string& where) {
+    if (!object.is_object() || !object.contains(key)) throw bad(where + "." + key, "missing");
+    return object[key];
+  };
+  expect(field(doc, "tool", "$"), rc.tool, "$.tool");
+  expect(field(field(doc, "device", "$"), "name", "$.device"), rc.device->name, "$.device.name");
+  expect(field(doc, "element_type", "$"), "float", "$.element_type");
+  expect(field(doc, "precision", "$"), std::string(baselines::to_string(opt.precision)), "$.precision");
+  expect(field(doc, "epilogue", "$"), opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue),
+         "$.epilogue");
+  const nlohmann::json timing = field(doc, "timing", "$");
+  expect(field(timing, "warmups", "$.timing"), opt.warmups, "$.timing.warmups");
+  expect(field(timing, "repetitions", "$.timing"), opt.repetitions, "$.timing.repetitions");
+  expect(field(timing, "finalists", "$.timing"), opt.finalists, "$.timing.finalists");
+  expect(field(timing, "rounds", "$.timing"), opt.rounds, "$.timing.rounds");
+  std::map<std::string, nlohmann::json> complete;
+  for (std::size_t i = 0; i < doc["runs"].size(); ++i) {
+    const nlohmann::json& run = doc["runs"][i];
+    const std::string where = fmt::format("$.runs[{}]", i);
+    const nlohmann::json partial = field(run, "partial", where);
+    if (!partial.is_boolean()) throw bad(where + ".partial", "expected true or false");
+    if (partial.get<bool>()) continue;  // measured again in full
+    for (const char* key : {"m", "n", "k", "batch"})
+      if (!field(run, key, where).is_number_integer()) throw bad(where + "." + key, "expected a whole number");
+    if (!field(run, "transposes", where).is_string()) throw bad(where + ".transposes", "expected a string");
+    const nlohmann::json results = field(run, "results", where);
+    if (!results.is_array()) throw bad(where + ".results", "expected a list");
+    for (std::size_t r = 0; r < results.size(); ++r) {
+      const std::string at = fmt::format("{}.results[{}]", where, r);
+      for (const char* key : {"kind", "name", "status", "reason"})
+        if (!field(results[r], key, at).is_string()) throw bad(at + "." + key, "expected a string");
+      for (const char* key : {"gflops", "seconds", "build_seconds", "configuration"}) field(results[r], key, at);
+    }
+    complete[problem_key(run["transposes"].get<std::string>(), run["m"].get<std::int64_t>(),
+                         run["n"].get<std::int64_t>(), run["k"].get<std::int64_t>(), run["batch"].get<std::int64_t>())] =
+        run;
+  }
+  return complete;
+}
+
+/// A resumed problem's `count` best verified configurations, best first (what leaders_of gives
+/// a measured one), and whether any configuration was verified.
+std::pair<std::vector<blas::gemm_params>, bool> resumed_leaders(const nlohmann::json& run, std::size_t count) {
+  std::vector<std::pair<double, blas::gemm_params>> ok;
+  for (const auto& r : run["results"])
+    if (r["kind"] == "config" && r["status"] == "ok" && r["configuration"].is_string() && r["gflops"].is_object())
+      ok.emplace_back(r["gflops"]["median"].get<double>(), blas::parse_gemm_params(r["configuration"].get<std::string>()));
+  std::stable_sort(ok.begin(), ok.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<blas::gemm_params> leaders;
+  for (const auto& [gflops, params] : ok)
+    if (leaders.size() < count && std::find(leaders.begin(), leaders.end(), params) == leaders.end())
+      leaders.push_back(params);
+  return {leaders, !ok.empty()};
 }
 
 /// Writes --json and --csv; false (after saying why, naming the path) when one could not be written.
@@ -644,6 +766,11 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                  "and B of 16-bit values, C float: the mma family alone); each row verified against the FP64 product "
                  "within the format's tolerance, cuBLAS in the same math as the baseline")
       ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  app.add_option("--resume", opt.resume_path,
+                 "a results JSON of an earlier run of this tool (stopped, killed, or another suite's): its complete "
+                 "problems are written out as they are, not measured again; the others are measured (the same "
+                 "device, precision, epilogue and timing options, or an error)")
+      ->check(CLI::ExistingFile);
   app.add_option("--shapes", opt.shapes_paths,
                  "tune every shape of these suites (configs/shapes/*.json: lists of {m, n, k, batch, transposes, "
                  "weight}) one after the other, each warm-started from its nearest tuned neighbours' leaders, "
@@ -750,7 +877,21 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
     bool any_verified = false;
     // The leaders of every finished problem: a budgeted search starts from its nearest neighbours'.
     std::vector<std::pair<suite_shape, std::vector<blas::gemm_params>>> finished_leaders;
+    std::map<std::string, nlohmann::json> resumed;
+    if (!opt.resume_path.empty()) {
+      resumed = read_resumed(opt.resume_path, opt, rc);
+      std::size_t among = 0;
+      for (const auto& job : jobs)
+        among += resumed.count(problem_key(job.transposes(), job.m, job.n, job.k, job.batch));
+      std::cerr << fmt::format("--resume {}: {} of the {} problems complete there, not measured again{}\n",
+                               opt.resume_path, among, jobs.size(),
+                               resumed.size() > among
+                                   ? fmt::format("; {} complete problems of it are not among them (left out)",
+                                                 resumed.size() - among)
+                                   : std::string());
+    }
     const auto suite_start = clock_type::now();
+    std::size_t measured_jobs = 0;  // this run's, for the ETA
     for (std::size_t job_index = 0; job_index < jobs.size(); ++job_index) {
       const suite_shape& job = jobs[job_index];
       const options job_opt = options_of(job);
@@ -765,14 +906,26 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
       run.weight = job.weight;
       run.problem_class = blas::to_string(blas::classify_problem(job.m, job.n, job.k, job.batch));
       run.configs_total = cands.size();
+      if (const auto done = resumed.find(problem_key(job.transposes(), job.m, job.n, job.k, job.batch));
+          done != resumed.end()) {
+        run.resumed = done->second;
+        const auto [leaders, verified] = resumed_leaders(done->second, 3);
+        finished_leaders.emplace_back(job, leaders);
+        any_verified |= verified;
+        std::cerr << fmt::format("-- [{}/{}] {}: complete in {}, not measured again\n", job_index + 1, jobs.size(),
+                                 job.label(), opt.resume_path);
+        saved &= write_outputs(opt, rc, runs, 0);
+        continue;
+      }
       run.partial = true;  // until it is complete
       const double suite_elapsed = std::chrono::duration<double>(clock_type::now() - suite_start).count();
       std::cerr << fmt::format("-- [{}/{}] {}: {} configurations{}\n", job_index + 1, jobs.size(), job.label(),
                                cands.size(),
-                               job_index == 0 ? std::string()
-                                              : fmt::format("; suite {:.0f}s elapsed, ETA {:.0f}s", suite_elapsed,
-                                                            suite_elapsed / double(job_index) *
-                                                                double(jobs.size() - job_index)));
+                               measured_jobs == 0 ? std::string()
+                                                  : fmt::format("; suite {:.0f}s elapsed, ETA {:.0f}s", suite_elapsed,
+                                                                suite_elapsed / double(measured_jobs) *
+                                                                    double(jobs.size() - job_index)));
+      ++measured_jobs;
       stop_if_requested();
       auto p = make_problem(ctx, job_opt, pair.trans_a, pair.trans_b);
       run.results = run_baselines(*p, job_opt);
