@@ -180,24 +180,30 @@ def precision(args: argparse.Namespace) -> None:
                 raise CheckFailed(f"{where}: {r['name']}: max_rel_err {error!r}, not within [0, {bound:.3g}]")
 
 
-def stop(args: argparse.Namespace) -> None:
-    """SIGTERM once the second problem (transpose pair, or shape of a suite) has begun: the first
-    problem's results are saved complete, the second's marked partial, and the exit status is
-    128 + SIGTERM."""
-    path = json_path(args.command)
-    process = subprocess.Popen(args.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def signal_at_second_problem(command: list[str], sig: int) -> tuple[subprocess.Popen, list[str]]:
+    """Starts command and sends it sig once its second problem has begun; the process and the
+    stderr lines read so far."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seen = []
     deadline = time.monotonic() + 540
     for line in process.stderr:
         seen.append(line)
         if line.startswith("-- [2/"):
-            process.send_signal(signal.SIGTERM)
-            break
+            process.send_signal(sig)
+            return process, seen
         if time.monotonic() > deadline:
             break
-    else:
-        process.wait()
-        raise CheckFailed("the tuner ended before the second problem:\n" + "".join(seen[-20:]))
+    process.kill()
+    process.wait()
+    raise CheckFailed("the tuner ended before the second problem:\n" + "".join(seen[-20:]))
+
+
+def stop(args: argparse.Namespace) -> None:
+    """SIGTERM once the second problem (transpose pair, or shape of a suite) has begun: the first
+    problem's results are saved complete, the second's marked partial, and the exit status is
+    128 + SIGTERM."""
+    path = json_path(args.command)
+    process, seen = signal_at_second_problem(args.command, signal.SIGTERM)
     stderr = "".join(seen) + process.stderr.read()
     stdout = process.stdout.read()
     status = process.wait(timeout=300)
@@ -226,19 +232,7 @@ def resume(args: argparse.Namespace) -> None:
     every problem ends complete, the first exactly as the killed run wrote it (not measured again),
     the others measured once."""
     path = json_path(args.command)
-    process = subprocess.Popen(args.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen = []
-    deadline = time.monotonic() + 540
-    for line in process.stderr:
-        seen.append(line)
-        if line.startswith("-- [2/"):
-            process.send_signal(signal.SIGKILL)
-            break
-        if time.monotonic() > deadline:
-            break
-    else:
-        process.wait()
-        raise CheckFailed("the tuner ended before the second problem:\n" + "".join(seen[-20:]))
+    process, _ = signal_at_second_problem(args.command, signal.SIGKILL)
     process.wait(timeout=60)
     killed = json.loads(path.read_text())
     if [r["partial"] for r in killed["runs"]] != [False]:
