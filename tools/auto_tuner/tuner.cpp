@@ -509,7 +509,7 @@ struct run_context {
   std::optional<baselines::device_peak> peak;
 };
 
-std::string results_json(const options& opt, const run_context& rc, const std::vector<run_record>& runs,
+nlohmann::json results_json(const options& opt, const run_context& rc, const std::vector<run_record>& runs,
                          int stopped_by) {
   char date[32];
   const std::time_t now = std::time(nullptr);
@@ -563,7 +563,7 @@ std::string results_json(const options& opt, const run_context& rc, const std::v
                            {"configs_total", run.configs_total}, {"partial", run.partial}, {"results", results},
                            {"finalists", finalists}, {"decision", decision_json(run)}});
   }
-  return doc.dump(1) + '\n';
+  return doc;
 }
 
 std::string csv_field(std::string_view text) {
@@ -572,46 +572,25 @@ std::string csv_field(std::string_view text) {
   return out + '"';
 }
 
-/// The CSV rows of a resumed problem, from its JSON (results_json's "runs" entry).
-std::string resumed_csv_rows(const nlohmann::json& run) {
-  std::string csv;
-  const auto number = [](const nlohmann::json& j, const char* key, double scale, const char* format) {
-    return j.is_object() && j.contains(key) && j[key].is_number() ? fmt::format(fmt::runtime(format), j[key].get<double>() * scale)
-                                                                   : std::string();
-  };
-  for (const auto& r : run["results"]) {
-    const nlohmann::json& seconds = r["seconds"];
-    csv += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{}\n", run["transposes"].get<std::string>(),
-                       run["m"].get<std::int64_t>(), run["n"].get<std::int64_t>(), run["k"].get<std::int64_t>(),
-                       run["batch"].get<std::int64_t>(), r["kind"].get<std::string>(),
-                       csv_field(r["name"].get<std::string>()), r["status"].get<std::string>(),
-                       r["gflops"].is_object() ? r["gflops"]["median"].get<double>() : 0.0,
-                       number(seconds, "min", 1e3, "{:.4f}"), number(seconds, "median", 1e3, "{:.4f}"),
-                       number(seconds, "max", 1e3, "{:.4f}"), number(seconds, "spread", 1e3, "{:.4f}"),
-                       r["build_seconds"].is_number() ? fmt::format("{:.3f}", r["build_seconds"].get<double>()) : "",
-                       csv_field(r["reason"].get<std::string>()));
-  }
-  return csv;
-}
-
-std::string results_csv(const std::vector<run_record>& runs) {
+/// The CSV of every result, from results_json's document: one form for problems measured here
+/// and those taken from --resume's file.
+std::string results_csv(const nlohmann::json& doc) {
   std::string csv =
       "transposes,m,n,k,batch,kind,name,status,median_gflops,min_ms,median_ms,max_ms,spread_ms,build_s,reason\n";
-  const auto ms = [](const tune_result& r, double baselines::timing::*field) {
-    return r.time ? fmt::format("{:.4f}", (*r.time).*field * 1e3) : std::string();
+  const auto ms = [](const nlohmann::json& seconds, const char* key) {
+    return seconds.is_object() ? fmt::format("{:.4f}", seconds[key].get<double>() * 1e3) : std::string();
   };
-  for (const auto& run : runs) {
-    if (run.resumed) {
-      csv += resumed_csv_rows(*run.resumed);
-      continue;
-    }
-    for (const auto& r : run.results)
-      csv += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{}\n", run.transposes, run.m, run.n, run.k,
-                         run.batch, r.kind, csv_field(r.name), to_string(r.status), r.median_gflops(),
-                         ms(r, &baselines::timing::min_seconds), ms(r, &baselines::timing::median_seconds),
-                         ms(r, &baselines::timing::max_seconds), ms(r, &baselines::timing::spread_seconds),
-                         r.build_seconds ? fmt::format("{:.3f}", *r.build_seconds) : "", csv_field(r.reason));
-  }
+  for (const auto& run : doc["runs"])
+    for (const auto& r : run["results"])
+      csv += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{}\n", run["transposes"].get<std::string>(),
+                         run["m"].get<std::int64_t>(), run["n"].get<std::int64_t>(), run["k"].get<std::int64_t>(),
+                         run["batch"].get<std::int64_t>(), r["kind"].get<std::string>(),
+                         csv_field(r["name"].get<std::string>()), r["status"].get<std::string>(),
+                         r["gflops"].is_object() ? r["gflops"]["median"].get<double>() : 0.0,
+                         ms(r["seconds"], "min"), ms(r["seconds"], "median"), ms(r["seconds"], "max"),
+                         ms(r["seconds"], "spread"),
+                         r["build_seconds"].is_number() ? fmt::format("{:.3f}", r["build_seconds"].get<double>()) : "",
+                         csv_field(r["reason"].get<std::string>()));
   return csv;
 }
 
@@ -712,8 +691,9 @@ bool write_outputs(const options& opt, const run_context& rc, const std::vector<
       written = false;
     }
   };
-  write(opt.json_path, results_json(opt, rc, runs, stopped_by));
-  write(opt.csv_path, results_csv(runs));
+  const nlohmann::json doc = results_json(opt, rc, runs, stopped_by);
+  write(opt.json_path, doc.dump(1) + '\n');
+  write(opt.csv_path, results_csv(doc));
   return written;
 }
 
