@@ -17,7 +17,10 @@ replaces. After the search, tune_* measures the finalists (the best few and the 
 interleaved; a finalist qualifies only when its median beats the default's by more than the
 spread of the measurements (checked here from the recorded figures; a BEST decision the figures
 do not support is an error), and not when it lost to the default in another run of the same
-shape. A shape where none qualifies keeps the entries the file has for it. Runs that were
+shape. A shape where none qualifies keeps the entries the file has for it, or (none) gets the
+default that held there, so that the nearest-shape rule does not hand a tuned shape a neighbour's
+configuration that no run proved at it. Runs of several devices (an MPI sweep: each run names the
+device that measured it in measured_by) go to each device's entries. Runs that were
 stopped (partial), written by an older tune_* without the finalists' re-measurement, or tuned
 with a fused epilogue are not used, and the script says so. Entries of the file for other
 shapes, devices, and the problem-class entries written before the shape database, are kept.
@@ -114,9 +117,10 @@ def _entry(configuration: str, role: str, runs: list[tuple[ResultsFile, Run]]) -
     baseline = run.best_baseline()
     if baseline:
         versus.append(f"{gflops / baseline.median_gflops:.2f}x {baseline.name}")
+    device = run.device or results.device
     entry = {
         "level": "name",
-        "match": results.device["name"],
+        "match": device["name"],
         "element_bytes": _element_bytes(results),
         "transposes": run.transposes,
         "problem": run.problem_class,
@@ -124,12 +128,44 @@ def _entry(configuration: str, role: str, runs: list[tuple[ResultsFile, Run]]) -
         "precision": _table_precision(results.precision),
         "configuration": configuration,
         "gflops": round(gflops, 1),
-        "origin": (f"tuned {results.date[:10]} on {results.device['name']} at {run.size()}: {role}, "
+        "origin": (f"tuned {results.date[:10]} on {device['name']} at {run.size()}: {role}, "
                    f"{gflops:.0f} GFLOP/s" + "".join(", " + v for v in versus)),
     }
-    architecture = results.device.get("architecture") or ""
+    architecture = device.get("architecture") or ""
     if architecture:
         entry["architecture"] = architecture
+    return entry
+
+
+def _default_entry(runs: list[tuple[ResultsFile, Run]]) -> dict | None:
+    """The defaults entry for the default configuration of the runs at their shape (where every
+    run's default was the same configuration), described by its fastest run."""
+    defaults = {run.decision.default_configuration for _, run in runs}
+    if len(defaults) != 1 or None in defaults:
+        return None
+    [configuration] = defaults
+    measured = [(res, run, run.default_result()) for res, run in runs if run.default_result() is not None]
+    if not measured:
+        return None
+    results, run, default = max(measured, key=lambda m: m[2].median_gflops)
+    device = run.device or results.device
+    baseline = run.best_baseline()
+    versus = f", {default.median_gflops / baseline.median_gflops:.2f}x {baseline.name}" if baseline else ""
+    entry = {
+        "level": "name",
+        "match": device["name"],
+        "element_bytes": _element_bytes(results),
+        "transposes": run.transposes,
+        "problem": run.problem_class,
+        "shape": {"m": run.m, "n": run.n, "k": run.k, "batch": run.batch},
+        "precision": _table_precision(results.precision),
+        "configuration": configuration,
+        "gflops": round(default.median_gflops, 1),
+        "origin": (f"tuned {results.date[:10]} on {device['name']} at {run.size()}: the default held (no "
+                   f"configuration beat it), {default.median_gflops:.0f} GFLOP/s{versus}"),
+    }
+    if device.get("architecture"):
+        entry["architecture"] = device["architecture"]
     return entry
 
 
@@ -151,7 +187,7 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
                 notes.append(f"{where}: not used: no verified configuration")
             else:
                 _check_decision(run, f"{results.path}: {run.transposes} {run.size()}")
-                key = (results.device["name"], results.element_type, results.precision, run.transposes, run.m, run.n,
+                key = ((run.device or results.device)["name"], results.element_type, results.precision, run.transposes, run.m, run.n,
                        run.k, run.batch)
                 groups.setdefault(key, []).append((results, run))
 
@@ -185,7 +221,13 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
             lost = [c for _, run in runs for c in _qualified(run, within) if c not in fractions]
             if lost:
                 reasons += ("; " if reasons else "") + f"{', '.join(sorted(set(lost)))} lost to the default in another run"
-            kept = f"kept {old[0]['configuration']}" if old else "no entry"
+            held = None if old else _default_entry(runs)
+            if held is not None:
+                # The default held here: it becomes the shape's entry, or the nearest-shape rule would
+                # send this tuned shape to a neighbour's configuration that no run proved here.
+                entries[shape_prefix] = held
+            kept = (f"kept {old[0]['configuration']}" if old
+                    else f"wrote the default {held['configuration']}" if held is not None else "no entry")
             notes.append(f"{what}: {kept}: no configuration beat the default ({reasons})")
             continue
         counts = reach[key[:3]]

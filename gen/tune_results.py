@@ -8,12 +8,16 @@ Format (one object per run):
   "partial": bool,                             # stopped (or failed) before every run was complete
   "stopped_by": null | "SIGINT" | "SIGTERM",
   "device": {"name": str, "vendor": str, "type": "gpu"|"cpu"|..., "architecture": str, "driver_version": str,
-             "peak_gflops": float | null, "peak": str},
+             "peak_gflops": float | null, "peak": str},   # rank 0's
+  "devices": [{...as "device"...}],           # every device model of the job (an MPI sweep: several)
+  "ranks": [{"rank": int, "host": str, "device": str | null, "error": str | null}],
   "timing": {"method": str, "warmups": int, "repetitions": int, "finalists": int, "rounds": int},
   "runs": [                                   # one per transpose pair and problem
     {"transposes": "nn"|"nt"|"tn"|"tt", "m": int, "n": int, "k": int, "batch": int,
      "problem_class": "small"|"medium"|"large"|"batched",
      "configs_total": int, "partial": bool,
+     "measured_by": {"rank": int, "host": str, "device": str},   # the device's entry in "devices"
+     "failure": str,                          # only where the rank's device failed (the run is partial)
      "results": [
         {"name": str,                          # a configuration's text form, or the baseline's name
          "kind": "baseline" | "default" | "config",
@@ -96,6 +100,7 @@ class Run:
     partial: bool = False
     finalists: tuple[Finalist, ...] = ()
     decision: Decision | None = None
+    device: dict[str, str] | None = None  # the device that measured it, where the file names one per run
 
     def size(self) -> str:
         return f"{self.m}x{self.n}x{self.k}" + (f" batch {self.batch}" if self.batch > 1 else "")
@@ -222,9 +227,21 @@ def load_results(path: Path) -> ResultsFile:
     device = _require(document, "device", dict, "$", path)
     for key in ("name", "vendor", "type"):
         _require(device, key, str, "$.device", path)
+    # An MPI sweep's devices, one per model; each run names the one that measured it.
+    devices = {device["name"]: device}
+    for i, d in enumerate(document.get("devices") or []):
+        for key in ("name", "vendor", "type"):
+            _require(d, key, str, f"$.devices[{i}]", path)
+        devices[d["name"]] = d
     runs = []
     for i, run in enumerate(_require(document, "runs", list, "$", path)):
         where = f"$.runs[{i}]"
+        run_device = None
+        if run.get("measured_by") is not None:
+            name = _require(_require(run, "measured_by", dict, where, path), "device", str, where + ".measured_by", path)
+            if name not in devices:
+                raise ResultsError(f"{path}: {where}.measured_by.device: {name!r} is not among $.devices")
+            run_device = devices[name]
         results = tuple(_result(r, f"{where}.results[{j}]", path)
                         for j, r in enumerate(_require(run, "results", list, where, path)))
         batch = run.get("batch", 1)
@@ -236,7 +253,7 @@ def load_results(path: Path) -> ResultsFile:
                         _one_of(_require(run, "problem_class", str, where, path), PROBLEM_CLASSES,
                                 where + ".problem_class", path),
                         results, bool(run.get("partial", False)), _finalists(run, where, path),
-                        _decision(run, where, path)))
+                        _decision(run, where, path), run_device))
     return ResultsFile(Path(path), str(document.get("date", "")), str(document.get("element_type", "float")),
                        device, tuple(runs), _optional_str(document, "epilogue", "$", path),
                        bool(document.get("partial", False)), _optional_str(document, "stopped_by", "$", path),

@@ -90,11 +90,28 @@ def test_a_configuration_that_beat_the_default_is_written(tmp_path):
 
 
 def test_a_best_slower_than_the_default_writes_no_regression(tmp_path, capsys):
+    # The default held: it is the shape's entry (a neighbour's entry would otherwise serve it).
     assert select(tmp_path, write_results(tmp_path, [a_loss()])) == 0
-    assert not (tmp_path / "d" / "nvidia_gpu.json").exists()
+    [entry] = entries(tmp_path)
+    assert entry["configuration"] == DEFAULT and entry["shape"] == {"m": 4096, "n": 4096, "k": 4096, "batch": 1}
+    assert entry["match"] == "NVIDIA H200" and "the default held" in entry["origin"]
     out = capsys.readouterr().out
-    assert "NVIDIA H200 nn 4096x4096x4096: no entry: no configuration beat the default" in out
+    assert f"NVIDIA H200 nn 4096x4096x4096: wrote the default {DEFAULT}: no configuration beat the default" in out
     assert "not faster than the default by more than the spread" in out
+
+
+def test_runs_of_several_devices_go_to_each_devices_entries(tmp_path):
+    # An MPI sweep's file: rank 0's device at the top, each run naming the device that measured it.
+    on_h100 = a_win()
+    on_h100["measured_by"] = {"rank": 1, "host": "b", "device": "NVIDIA H100 80GB HBM3"}
+    on_h200 = a_win()
+    on_h200["measured_by"] = {"rank": 0, "host": "a", "device": "NVIDIA H200"}
+    devices = [{"name": "NVIDIA H200", "vendor": "NVIDIA Corporation", "type": "gpu", "architecture": "sm_90"},
+               {"name": "NVIDIA H100 80GB HBM3", "vendor": "NVIDIA Corporation", "type": "gpu",
+                "architecture": "sm_90"}]
+    assert select(tmp_path, write_results(tmp_path, [on_h200, on_h100], devices=devices)) == 0
+    assert sorted(e["match"] for e in entries(tmp_path)) == ["NVIDIA H100 80GB HBM3", "NVIDIA H200"]
+    assert all(e["configuration"] == X for e in entries(tmp_path))
 
 
 def test_the_existing_entry_is_kept_when_the_default_was_not_beaten(tmp_path, capsys):
@@ -118,7 +135,8 @@ def test_a_winner_that_lost_to_the_default_in_another_run_is_not_written(tmp_pat
     won = write_results(tmp_path, [a_win()], name="won.json")
     lost = write_results(tmp_path, [a_loss()], name="lost.json")
     assert select(tmp_path, won, lost) == 0
-    assert not (tmp_path / "d" / "nvidia_gpu.json").exists()
+    [entry] = entries(tmp_path)  # the default, which held
+    assert entry["configuration"] == DEFAULT
     assert "lost to the default in another run" in capsys.readouterr().out
 
 

@@ -22,8 +22,10 @@ kernel_cache<int, workspace_lease::buffers>& workspaces() {
 }
 }  // namespace
 
-workspace_lease::workspace_lease(const context& ctx)
-    : ctx_(&ctx), held_(workspaces().get(ctx, 0, [] { return buffers::make{}; }).get()), lock_(held_->mutex) {}
+workspace_lease::workspace_lease(const context& ctx, workspace_owner owner)
+    : ctx_(&ctx),
+      held_(workspaces().get(ctx, static_cast<int>(owner), [] { return buffers::make{}; }).get()),
+      lock_(held_->mutex) {}
 
 const device_buffer& workspace_lease::buffer(std::size_t k, std::size_t bytes) {
   if (held_->kept.size() <= k) held_->kept.resize(k + 1);

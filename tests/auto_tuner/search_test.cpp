@@ -73,4 +73,23 @@ TEST(SearchSeeds, ChosenSplitTwinsLeadWhereTheShapeSplits) {
   EXPECT_TRUE(search_seeds({}, configs, 64, 64, 65536, 1, 4, 132).empty());
 }
 
+// A leader whose own tile the set does not split (the H200's 64 x 64 x 65536 led with a wg=8x8,
+// sg=1x1 tile, and the NVIDIA set splits 16x16 and 8x16 work-groups) brings the split-per-call
+// configuration nearest to it: the fewest parameters differing.
+TEST(SearchSeeds, NearestChosenSplitWhereTheLeadersTileIsNotSplit) {
+  const auto parse = [](const char* text) { return blas::parse_gemm_params(text); };
+  const auto leader = parse("local cache_line_bytes=64 item=4x4 wg=8x8 double_buffer=1 vector_width=4");
+  const auto near =
+      parse("local cache_line_bytes=64 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0");
+  const auto far = parse("local cache_line_bytes=32 item=8x8 wg=8x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0");
+  using tessera::auto_tuner::search_seeds;
+  EXPECT_EQ(search_seeds({leader}, {far, leader, near}, 64, 64, 65536, 1, 4, 132),
+            (std::vector<blas::gemm_params>{near, leader}));
+  EXPECT_EQ(search_seeds({leader}, {near, far, leader}, 64, 64, 65536, 1, 4, 132),
+            (std::vector<blas::gemm_params>{near, leader}));
+  // Where the shape does not split, the leader alone.
+  EXPECT_EQ(search_seeds({leader}, {far, leader, near}, 4096, 4096, 4096, 1, 4, 132),
+            (std::vector<blas::gemm_params>{leader}));
+}
+
 }  // namespace

@@ -2,6 +2,7 @@
 #include "search.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -96,10 +97,24 @@ std::vector<blas::gemm_params> search_seeds(const std::vector<blas::gemm_params>
     return std::find(in.begin(), in.end(), p) != in.end();
   };
   for (const auto& leader : leaders) {
+    // The leader's tile with split_k = 0 where configs hold it, else the split-per-call
+    // configuration nearest to it (fewest differing parameters, the first among equals): the
+    // NVIDIA set splits only some tiles, and a few-tile shape's leaders are often others.
     blas::gemm_params twin = leader;
     twin.split_k = 0;
-    if (held(configs, twin) && !held(out, twin) &&
-        blas::chosen_split_k(twin, element_bytes, m, n, k, batch, compute_units) > 1)
+    if (!held(configs, twin)) {
+      const auto features = search_features(leader);
+      std::size_t nearest = std::numeric_limits<std::size_t>::max();
+      for (const auto& c : configs) {
+        if (c.split_k != 0) continue;
+        const auto other = search_features(c);
+        std::size_t differing = 0;
+        for (std::size_t i = 0; i < std::min(features.size(), other.size()); ++i) differing += features[i] != other[i];
+        if (differing < nearest) nearest = differing, twin = c;
+      }
+      if (nearest == std::numeric_limits<std::size_t>::max()) continue;
+    }
+    if (!held(out, twin) && blas::chosen_split_k(twin, element_bytes, m, n, k, batch, compute_units) > 1)
       out.push_back(twin);
   }
   for (const auto& leader : leaders)

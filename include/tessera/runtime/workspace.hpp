@@ -18,10 +18,14 @@ class context;
 /// The context's scratch buffers, held while a call enqueues the kernels that use them: on the
 /// context's in-order queue the next holder's kernels run after those, so it may write the same
 /// memory. A default-constructed lease holds nothing.
+/// Whose scratch buffers: each owner's have their own lock, so that a GEMM enqueued while an
+/// expression holds the expressions' lease does not wait on it.
+enum class workspace_owner { expressions, gemm };
+
 class workspace_lease {
  public:
   workspace_lease() = default;
-  explicit workspace_lease(const context& ctx);
+  explicit workspace_lease(const context& ctx, workspace_owner owner = workspace_owner::expressions);
   /// Buffer k, at least bytes long (grown if shorter; OpenCL keeps a replaced buffer alive until
   /// the kernels using it finish).
   const device_buffer& buffer(std::size_t k, std::size_t bytes);
