@@ -46,6 +46,11 @@
 #   shapes-split      bench_gemm_shapes as shapes-bench with the shipped database, but the NVIDIA float
 #                     class entries' split chosen per call (benchmark/gemm/nvidia_classes_split_chosen.json):
 #                     shapes-split.json and shapes-split.png
+#   mpi-tune          shapes-tune's sweep (tune_all --shapes, --budget 10) on one GPU, then under
+#                     `mpirun -n G` on the machine's G GPUs (one rank each), each with a cold kernel
+#                     cache of its own: mpi-tune.json ({"one": ..., "ranks": ...}: both results) and the
+#                     times, the ratio and the winners compared in mpi-tune.log. OpenMPI from the
+#                     machine or from .gpu (GPU_EXTRA_DEBS, see README's "Tuning with MPI")
 #
 # Every step leaves the same two files in $OUT: STEP.log (the build, the tests, the run's output and
 # a summary) and STEP.json (its results: Google Benchmark JSON or tune_* JSON); $OUT/device.txt
@@ -61,9 +66,25 @@ usage() { grep '^#' "$0" | sed -n '2,50p'; exit 2; }
 [ $# -gt 0 ] || usage
 [ $# -le 3 ] || { echo "gpu-run: at most three steps per call (8 files come back)"; exit 2; }
 
+# OpenMPI: the machine's (the H200 machines have 4.1.6 in /usr), or Debian's from .gpu/debs (named
+# *.openmpi there, and relocated to GPU_PREFIX: OPAL_PREFIX tells it where it lies). Where the
+# machine has its own, the packed libraries leave the prefix: on LD_LIBRARY_PATH they would be
+# loaded by the machine's mpirun and its plugins (a PMIx of another version: undefined symbols).
+if [ -x /usr/bin/mpirun ] && [ -n "${GPU_PREFIX:-}" ]; then
+  _ml=$GPU_PREFIX/usr/lib/x86_64-linux-gnu
+  rm -rf "$_ml"/openmpi "$_ml"/libmpi* "$_ml"/libopen-* "$_ml"/libpmix* "$_ml"/libhwloc* "$_ml"/libevent* \
+    "$_ml"/libfabric* "$_ml"/libucx* "$_ml"/libuc[mpst]* "$_ml"/libibverbs* "$_ml"/librdmacm* "$_ml"/libnl-* \
+    "$_ml"/libpsm* "$_ml"/libmunge* "$_ml"/libnuma* "$_ml"/libxnvctrl* "$_ml"/libpciaccess* "$GPU_PREFIX"/usr/bin/*openmpi*
+fi
+mpicxx=$(command -v mpicxx || command -v mpicxx.openmpi || true)
+mpirun=$(command -v mpirun || command -v mpirun.openmpi || true)
+if [ -n "${GPU_PREFIX:-}" ] && [[ $mpirun == "$GPU_PREFIX"/* ]]; then export OPAL_PREFIX=$GPU_PREFIX/usr; fi
+# Root in a container: allowed; no cross-memory attach between ranks (ptrace is off).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 configure() {
   [ -f "$build/CMakeCache.txt" ] && return 0
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTUNING_TARGET=NVIDIA_GPU -DCUDAToolkit_ROOT=/usr/local/cuda
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTUNING_TARGET=NVIDIA_GPU -DCUDAToolkit_ROOT=/usr/local/cuda \
+    ${mpicxx:+-DMPI_CXX_COMPILER=$mpicxx}
 }
 targets() { configure && cmake --build "$build" -j"$jobs" --target "$@"; }
 # Slow suites are built only on request; their NOT_BUILT placeholder tests would fail every step.
@@ -283,6 +304,29 @@ step_shapes-split() {
   return $status
 }
 
+step_mpi-tune() {
+  targets tune_all || return 1
+  grep -q '^TESSERA_TUNER_MPI:INTERNAL=\(1\|ON\|TRUE\)' "$build/CMakeCache.txt" ||
+    { echo "tune_all was built without MPI (mpicxx: ${mpicxx:-none})"; return 1; }
+  local gpus=${TESSERA_MPI_RANKS:-$(nvidia-smi -L | wc -l)} status=0
+  local sweep=("$build/tools/auto_tuner/tune_all" --shapes "${shape_suites[@]}" --budget "${TESSERA_SHAPES_BUDGET:-10}"
+               --reps 3 --rounds 5)
+  rm -rf /tmp/mpi-cache-one /tmp/mpi-cache-ranks
+  local start=$SECONDS
+  TESSERA_CACHE_DIR=/tmp/mpi-cache-one timeout 300 "${sweep[@]}" --json /tmp/mpi-one.json || status=1
+  local one=$((SECONDS - start))
+  echo "one GPU: $one s"
+  start=$SECONDS
+  # --bind-to none: OpenMPI binds each of two ranks to one core, where its kernel builds would queue.
+  TESSERA_CACHE_DIR=/tmp/mpi-cache-ranks timeout 300 "$mpirun" -n "$gpus" --bind-to none "${sweep[@]}" \
+    --json /tmp/mpi-ranks.json || status=1
+  local ranks=$((SECONDS - start))
+  echo "$gpus ranks: $ranks s, $(python3 -c "print(f'{$ranks / $one:.3f}')")x the one GPU's time"
+  python3 gen/compare_sweeps.py /tmp/mpi-one.json /tmp/mpi-ranks.json --seconds "$one" "$ranks" \
+    --json "$out/mpi-tune.json" || status=1
+  return $status
+}
+
 for step in "$@"; do
   declare -F "step_$step" >/dev/null || { echo "gpu-run: unknown step '$step'"; usage; }
 done
@@ -301,7 +345,7 @@ for step in "$@"; do
   status=$?
   {
     echo "== $step: exit $status, $((SECONDS - start)) s"
-    grep -E "tests passed|FAILED|Failed|^== |BEST|DEFAULT KEPT|PASS|FAIL|exit [0-9]|error:|geometric mean|: [0-9]+ s$" "$out/$step.log" | cut -c1-240 | tail -60
+    grep -E "tests passed|FAILED|Failed|^== |BEST|DEFAULT KEPT|PASS|FAIL|exit [0-9]|error:|geometric mean|: [0-9]+ s$|ranks: |same winner|winners differ|^rank [0-9]+ \(|compare_sweeps: [0-9]+ problems" "$out/$step.log" | cut -c1-240 | tail -60
   } | tee -a "$out/$step.log"
   [ $status -eq 0 ] || failures=$((failures + 1))
 done

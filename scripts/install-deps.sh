@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libfmt-dev libcli11-dev
   python3 python3-jinja2 python3-jsonschema python3-pytest python3-matplotlib
   clang libclang-rt-14-dev libomp-14-dev
+  libopenmpi-dev openmpi-bin  # optional for the build: tune_* as the ranks of an MPI job
 )
 
 missing=()

@@ -33,8 +33,11 @@ case "$mode" in
              tessera-info tessera_baselines_tests tessera_auto_tuner_tests tune_nn_ci tune_nt_ci
              tune_tn_ci tune_all_ci tune_replay tessera_gemm_round_trip)
     # Not run: the slow and fuzz labels (and the placeholders of the slow suites left unbuilt),
-    # the install test (it builds a tree of its own) and the tests that only run the compiler.
-    tests=(-LE "slow|fuzz"
+    # the install test (it builds a tree of its own), the tests that only run the compiler, and
+    # the mpi label: its ranks are started by mpirun, whose OpenMPI keeps its allocations to the
+    # end (LeakSanitizer would report OpenMPI's, not tessera's). The sweep's logic is device- and
+    # MPI-free and runs here (tessera_auto_tuner_tests' Sweep tests).
+    tests=(-LE "slow|fuzz|mpi"
            -E "^install\.|compile_fail|typed_config_compiles_only_when_valid|rules_agree_with_the_compiler|^(tessera_blas_slow_tests|tessera_unified_cg_tests)_NOT_BUILT$")
     # intercept_tls_get_addr=0: with it, GCC 12's LeakSanitizer reads a garbage dynamic-TLS block
     # of the driver's libraries on glibc 2.36 and its tracer crashes (signal 11) at exit.

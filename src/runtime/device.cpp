@@ -111,24 +111,28 @@ std::vector<device_info> list_devices() {
 }
 
 const device_info& select_device(std::string_view spec, const std::vector<device_info>& devices,
-                                 std::string_view source) {
+                                 std::string_view source, std::size_t nth) {
   auto fail = [&](const std::string& why) -> const device_info& {
     throw device_selection_error(fmt::format("{}='{}': {}; {}", source, spec, why, device_list(devices)));
   };
-  auto first_of = [&](device_type type) -> const device_info* {
-    auto it = std::find_if(devices.begin(), devices.end(), [&](const auto& d) { return d.type == type; });
-    return it == devices.end() ? nullptr : &*it;
+  // The nth (in turn) of the devices that pass `matches`; null when none does.
+  auto nth_of = [&](const auto& matches) -> const device_info* {
+    std::vector<const device_info*> found;
+    for (const auto& d : devices)
+      if (matches(d)) found.push_back(&d);
+    return found.empty() ? nullptr : found[nth % found.size()];
   };
+  auto of_type = [&](device_type type) { return nth_of([&](const device_info& d) { return d.type == type; }); };
   if (devices.empty()) return fail("no device to choose from");
 
   const std::string wanted = lower(spec);
   if (wanted.empty()) {
-    if (auto gpu = first_of(device_type::gpu)) return *gpu;
-    if (auto cpu = first_of(device_type::cpu)) return *cpu;
-    return devices.front();
+    if (auto gpu = of_type(device_type::gpu)) return *gpu;
+    if (auto cpu = of_type(device_type::cpu)) return *cpu;
+    return devices[nth % devices.size()];
   }
   if (wanted == "gpu" || wanted == "cpu") {
-    auto found = first_of(wanted == "gpu" ? device_type::gpu : device_type::cpu);
+    auto found = of_type(wanted == "gpu" ? device_type::gpu : device_type::cpu);
     return found ? *found : fail(fmt::format("there is no {} device", spec));
   }
   if (auto colon = wanted.find(':'); colon != std::string::npos) {
@@ -143,10 +147,10 @@ const device_info& select_device(std::string_view spec, const std::vector<device
       return it != devices.end() ? *it : fail(fmt::format("there is no device {}:{}", p, d));
     }
   }
-  auto it = std::find_if(devices.begin(), devices.end(),
-                         [&](const auto& d) { return lower(d.name).find(wanted) != std::string::npos; });
-  return it != devices.end() ? *it
-                             : fail("expected 'gpu', 'cpu', 'P:D' or part of a device name, and no device name contains it");
+  auto named = nth_of([&](const device_info& d) { return lower(d.name).find(wanted) != std::string::npos; });
+  return named != nullptr
+             ? *named
+             : fail("expected 'gpu', 'cpu', 'P:D' or part of a device name, and no device name contains it");
 }
 
 device_request device_request_from(std::string_view option_name, std::string_view option_value) {

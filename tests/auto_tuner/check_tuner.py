@@ -10,6 +10,9 @@ message, what the results JSON says, a signal sent mid-run.
   check_tuner.py full_disk TUNER ARGS            (ARGS must include --json FILE)
   check_tuner.py shapes TUNER SUITE JSON         (tune_* --shapes SUITE --budget 2 --json JSON)
   check_tuner.py precision TUNER ARGS            (ARGS must include --json FILE; --precision P or fp32)
+  check_tuner.py mpi_same --mpirun M TUNER ARGS  (ARGS: a full sweep (no --budget) with --json FILE)
+  check_tuner.py mpi_resume --mpirun M TUNER ARGS
+  check_tuner.py mpi_fault --mpirun M TUNER ARGS
 Exits 0 when the check holds, 1 with the reason otherwise.
 """
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import resource
 import shutil
@@ -198,6 +202,25 @@ def signal_at_second_problem(command: list[str], sig: int) -> tuple[subprocess.P
     raise CheckFailed("the tuner ended before the second problem:\n" + "".join(seen[-20:]))
 
 
+def resume_to_the_end(command: list[str], path: Path, at_least: int) -> tuple[list[dict], list[str], list[str]]:
+    """The same command with --resume path: exit 0, every problem complete, each once, at least
+    at_least of them. Its runs, and its lines of problems taken from the file and measured."""
+    resumed = run(command + ["--resume", str(path)])
+    if resumed.returncode != 0:
+        raise CheckFailed(f"the resumed run: exit {resumed.returncode}\n{resumed.stderr[-3000:]}")
+    document = json.loads(path.read_text())
+    runs = document["runs"]
+    if document["partial"] or any(r["partial"] or r["decision"] is None for r in runs):
+        raise CheckFailed("the resumed run is not complete")
+    keys = [(r["transposes"], r["m"], r["n"], r["k"], r["batch"]) for r in runs]
+    if len(keys) != len(set(keys)) or len(keys) < at_least:
+        raise CheckFailed(f"problems {keys}: expected each once, at least {at_least}")
+    lines = resumed.stderr.splitlines()
+    done = [line for line in lines if "not measured again" in line and line.startswith("-- [")]
+    measured = [line for line in lines if re.match(r"-- \[\d+/\d+\] .*configurations", line)]
+    return runs, done, measured
+
+
 def stop(args: argparse.Namespace) -> None:
     """SIGTERM once the second problem (transpose pair, or shape of a suite) has begun: the first
     problem's results are saved complete, the second's marked partial, and the exit status is
@@ -238,20 +261,9 @@ def resume(args: argparse.Namespace) -> None:
     if [r["partial"] for r in killed["runs"]] != [False]:
         raise CheckFailed(f"after the kill: runs {[(r['transposes'], r['partial']) for r in killed['runs']]}, "
                           "expected the first problem alone, complete")
-    resumed = run(args.command + ["--resume", str(path)])
-    if resumed.returncode != 0:
-        raise CheckFailed(f"the resumed run: exit {resumed.returncode}\n{resumed.stderr[-3000:]}")
-    document = json.loads(path.read_text())
-    runs = document["runs"]
-    if document["partial"] or any(r["partial"] or r["decision"] is None for r in runs):
-        raise CheckFailed("the resumed run is not complete")
-    keys = [(r["transposes"], r["m"], r["n"], r["k"], r["batch"]) for r in runs]
-    if len(keys) != len(set(keys)) or len(keys) < 2:
-        raise CheckFailed(f"problems {keys}: expected each once, more than one")
+    runs, done, measured = resume_to_the_end(args.command, path, 2)
     if runs[0] != killed["runs"][0]:
         raise CheckFailed("the first problem was measured again (its results differ from the killed run's)")
-    done = [line for line in resumed.stderr.splitlines() if "not measured again" in line and line.startswith("-- [")]
-    measured = [line for line in resumed.stderr.splitlines() if re.match(r"-- \[\d+/\d+\] .*configurations", line)]
     if len(done) != 1 or len(measured) != len(runs) - 1:
         raise CheckFailed(f"resumed {done}, measured {measured}: expected one taken from the file, the rest measured")
     # Results measured with other options are refused before any work, naming what differs.
@@ -318,6 +330,139 @@ def shapes(args: argparse.Namespace) -> None:
         raise CheckFailed(f"no progress line for the third problem with the suite's ETA: {done.stderr[-3000:]}")
 
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "gen"))
+from compare_sweeps import compare  # noqa: E402
+from tune_results import load_results  # noqa: E402
+
+
+def two_ranks(args: argparse.Namespace, command: list[str]) -> list[str]:
+    """command as two ranks of mpirun on this host (however many cores: --oversubscribe; each
+    rank free to use them all for its kernel builds: --bind-to none)."""
+    return [args.mpirun, "--oversubscribe", "--bind-to", "none", "-n", "2"] + command
+
+
+def with_json(command: list[str], path: Path) -> list[str]:
+    out = list(command)
+    out[out.index("--json") + 1] = str(path)
+    return out
+
+
+def complete_runs(path: Path) -> list[dict]:
+    document = json.loads(path.read_text())
+    return [r for r in document["runs"] if not r["partial"] and r["decision"] is not None]
+
+
+def mpi_same(args: argparse.Namespace) -> None:
+    """One rank and two give the same results: the same problems complete, the same
+    configurations verified in each, both ranks measuring, and the same winners wherever both runs
+    were sure (each winner 50% ahead of its next finalist: microsecond kernels on cores that
+    another test run may share)."""
+    if "--budget" in args.command:
+        raise CheckFailed("mpi_same compares full sweeps (a budgeted search's path follows the timings)")
+    one = json_path(args.command)
+    alone = run(args.command)
+    if alone.returncode != 0:
+        raise CheckFailed(f"one rank: exit {alone.returncode}\n{alone.stderr[-3000:]}")
+    two = one.with_name("two_ranks.json")
+    ranks = run(two_ranks(args, with_json(args.command, two)))
+    if ranks.returncode != 0:
+        raise CheckFailed(f"two ranks: exit {ranks.returncode}\n{ranks.stderr[-3000:]}")
+    summary, lines = compare(list(load_results(one).runs), list(load_results(two).runs), 0.5)
+    document = json.loads(two.read_text())
+    measured_by = {r["measured_by"]["rank"] for r in document["runs"]}
+    problems = summary["problems"]
+    if summary["missing"] or summary["incomplete"] or summary["same_verified"] != problems:
+        raise CheckFailed(f"{summary}\n" + "\n".join(lines))
+    if summary["winners_differ_clearly"]:
+        raise CheckFailed("winners differ:\n" + "\n".join(lines))
+    if measured_by != {0, 1} or [r["rank"] for r in document["ranks"]] != [0, 1]:
+        raise CheckFailed(f"problems measured by ranks {sorted(measured_by)}, ranks {document['ranks']}")
+    if not re.search(r"^rank 1 \(.*\): \d+ problems, measuring", ranks.stderr, re.M):
+        raise CheckFailed(f"no summary line for rank 1:\n{ranks.stderr[-2000:]}")
+
+
+def kill_every_process_of(path: Path) -> None:
+    """SIGKILL to every process whose command line names path (mpirun and its ranks, which
+    OpenMPI starts in sessions of their own), until none is left: a machine going down."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                if str(path).encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue  # ended meanwhile
+        if not found:
+            return
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
+    raise CheckFailed(f"processes of {path} still alive after SIGKILL")
+
+
+def mpi_resume(args: argparse.Namespace) -> None:
+    """Two ranks killed (every process, SIGKILL) once a problem is saved, then the same command
+    with --resume: every problem ends complete, those complete in the killed run's file exactly as
+    written there, each other measured once."""
+    path = json_path(args.command)
+    command = two_ranks(args, args.command)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    seen = []
+    deadline = time.monotonic() + 300
+    for line in process.stderr:
+        seen.append(line)
+        if re.match(r"-- .* on rank \d+ \(.*\): ", line) and "configurations" not in line:
+            break
+        if time.monotonic() > deadline:
+            break
+    kill_every_process_of(path)
+    process.wait(timeout=60)
+    killed = complete_runs(path)
+    total = len(json.loads(path.read_text())["runs"])
+    if not killed:
+        raise CheckFailed("after the kill: no complete problem in the file\n" + "".join(seen[-20:]))
+    runs, done, measured = resume_to_the_end(command, path, total)
+    if len(killed) >= len(runs):
+        raise CheckFailed("every problem was complete before the kill: nothing was resumed")
+    for run_before in killed:
+        if run_before not in runs:
+            raise CheckFailed(f"{run_before['transposes']} {run_before['m']}x{run_before['n']}x{run_before['k']} was "
+                              "measured again (its results differ from the killed run's)")
+    if len(done) != len(killed) or len(measured) != len(runs) - len(killed):
+        raise CheckFailed(f"resumed {len(done)}, measured {len(measured)}: expected {len(killed)} taken from the file "
+                          f"and {len(runs) - len(killed)} measured")
+
+
+def mpi_fault(args: argparse.Namespace) -> None:
+    """Rank 1's device fails (--fault-rank 1): its problem is recorded failed with the reason,
+    rank 0 measures the others, the exit status is 1 with a resume hint; the same command with
+    --resume (and no fault) measures that problem alone."""
+    path = json_path(args.command)
+    command = two_ranks(args, args.command)
+    failed = run(command + ["--fault-rank", "1"])
+    if failed.returncode != 1 or "--fault-rank 1: this rank's device fails" not in failed.stderr or \
+            f"--resume {path}" not in failed.stderr:
+        raise CheckFailed(f"exit {failed.returncode}, expected 1, the failure and a resume hint\n{failed.stderr[-3000:]}")
+    runs = json.loads(path.read_text())["runs"]
+    broken = [r for r in runs if "failure" in r]
+    if len(broken) != 1 or not broken[0]["partial"] or broken[0]["measured_by"]["rank"] != 1:
+        raise CheckFailed(f"failed problems {[(r['transposes'], r.get('failure')) for r in broken]}: expected one, "
+                          "partial, measured by rank 1")
+    if any(r["measured_by"]["rank"] != 0 for r in runs if r is not broken[0]) or len(complete_runs(path)) != len(runs) - 1:
+        raise CheckFailed("the other problems are not all complete on rank 0")
+    resumed = run(command + ["--resume", str(path)])
+    measured = [line for line in resumed.stderr.splitlines() if re.match(r"-- \[\d+/\d+\] .*configurations", line)]
+    if resumed.returncode != 0 or len(measured) != 1 or len(complete_runs(path)) != len(runs):
+        raise CheckFailed(f"resumed: exit {resumed.returncode}, measured {measured}\n{resumed.stderr[-2000:]}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="check", required=True)
@@ -330,12 +475,17 @@ def main() -> int:
     e.add_argument("command", nargs=argparse.REMAINDER)
     for name in ("finalists", "plausible", "stop", "resume", "full_disk", "shapes", "precision"):
         sub.add_parser(name).add_argument("command", nargs=argparse.REMAINDER)
+    for name in ("mpi_same", "mpi_resume", "mpi_fault"):
+        m = sub.add_parser(name)
+        m.add_argument("--mpirun", required=True)
+        m.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.command and args.command[0] == "--":
         args.command = args.command[1:]
     try:
         {"expect": expect, "finalists": finalists, "plausible": plausible, "stop": stop, "resume": resume,
-         "full_disk": full_disk, "shapes": shapes, "precision": precision}[args.check](args)
+         "full_disk": full_disk, "shapes": shapes, "precision": precision, "mpi_same": mpi_same,
+         "mpi_resume": mpi_resume, "mpi_fault": mpi_fault}[args.check](args)
     except (CheckFailed, subprocess.TimeoutExpired, OSError, json.JSONDecodeError) as failure:
         print(f"check_tuner {args.check}: FAILED: {failure}", file=sys.stderr)
         return 1

@@ -63,6 +63,23 @@ TEST(DeviceSelection, ByPlatformAndDeviceIndex) {
   EXPECT_EQ(rt::select_device("0:0", devices).name, "pthread-skylake-avx512");
 }
 
+// The ranks of an MPI job on one host ask with their local rank: each takes the next of the
+// devices its request matches, in turn.
+TEST(DeviceSelection, TheNthMatchInTurnForTheRanksOfAHost) {
+  auto devices = mixed_devices();
+  EXPECT_EQ(rt::select_device("", devices, "TESSERA_DEVICE", 0).name, "NVIDIA H200");
+  EXPECT_EQ(rt::select_device("", devices, "TESSERA_DEVICE", 1).name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(rt::select_device("", devices, "TESSERA_DEVICE", 2).name, "NVIDIA H200");
+  EXPECT_EQ(rt::select_device("gpu", devices, "TESSERA_DEVICE", 3).name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(rt::select_device("nvidia", devices, "TESSERA_DEVICE", 1).name, "NVIDIA H100 80GB HBM3");
+  // One match: every rank takes it (the CI's two ranks on one CPU device).
+  EXPECT_EQ(rt::select_device("cpu", devices, "TESSERA_DEVICE", 1).name, "pthread-skylake-avx512");
+  EXPECT_EQ(rt::select_device("1:0", devices, "TESSERA_DEVICE", 1).name, "NVIDIA H200");
+  std::vector<rt::device_info> cpus{fake(0, 0, "cpu-a", rt::device_type::cpu), fake(0, 1, "cpu-b", rt::device_type::cpu)};
+  EXPECT_EQ(rt::select_device("", cpus, "TESSERA_DEVICE", 1).name, "cpu-b");
+  EXPECT_THAT(message_of("amd", devices), HasSubstr("no device name contains it"));
+}
+
 TEST(DeviceSelection, ByCaseInsensitiveNameSubstring) {
   auto devices = mixed_devices();
   EXPECT_EQ(rt::select_device("h100", devices).name, "NVIDIA H100 80GB HBM3");

@@ -4,26 +4,34 @@
 #include "cli_numbers.hpp"
 #include "epilogue.hpp"
 #include "ranking.hpp"
+#include "ranks.hpp"
+#include "sweep.hpp"
 #include <tessera/baselines/shape_suite.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cctype>
 #include <csignal>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <tessera/baselines/device_peak.hpp>
@@ -57,6 +65,7 @@ struct options {
   baselines::gemm_precision precision = baselines::gemm_precision::fp32;  // --precision
   std::vector<std::string> shapes_paths;  // --shapes: suites of problems instead of --m --n --k --batch
   std::string resume_path;                // --resume: a results JSON whose complete problems are kept
+  int fault_rank = -1;                     // --fault-rank: self-test, this rank's device fails
 };
 
 std::string bytes_text(double bytes) {
@@ -324,9 +333,6 @@ struct run_record {
   int rounds = 0;
   std::optional<ranking_decision> decision;
   bool partial = false;  // stopped before the run was complete
-  /// A problem taken complete from --resume's file: written out as it was read (nothing of it is
-  /// measured again); the fields above hold only its sizes.
-  std::optional<nlohmann::json> resumed;
 };
 
 /// A baseline row and a configuration row measured again round-robin: their GFLOP/s.
@@ -376,26 +382,6 @@ void remeasure_finalists(run_record& run, const problem& p, const options& opt,
     }
   }
   run.decision = decide(run.finalists);
-}
-
-/// The leaders of the `count` finished problems nearest to shape (the latest first among equals),
-/// nearest first, without repeats.
-std::vector<blas::gemm_params> nearest_leaders(
-    const std::vector<std::pair<suite_shape, std::vector<blas::gemm_params>>>& finished, const suite_shape& shape,
-    std::size_t count) {
-  std::vector<std::size_t> order(finished.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    // The defaults table's distance: the shape whose leaders would serve this one there.
-    const double dx = blas::shape_distance(shape.problem(), finished[x].first.problem());
-    const double dy = blas::shape_distance(shape.problem(), finished[y].first.problem());
-    return dx < dy || (dx == dy && x > y);
-  });
-  std::vector<blas::gemm_params> out;
-  for (std::size_t i = 0; i < std::min(count, order.size()); ++i)
-    for (const auto& p : finished[order[i]].second)
-      if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
-  return out;
 }
 
 /// The configurations that compute in the precision: fp32 every family but mma (tensor cores
@@ -505,65 +491,79 @@ nlohmann::json decision_json(const run_record& run) {
 
 struct run_context {
   std::string tool;
-  const runtime::device_info* device;
+  const runtime::device_info* device;  // this rank's
   std::optional<baselines::device_peak> peak;
 };
 
-nlohmann::json results_json(const options& opt, const run_context& rc, const std::vector<run_record>& runs,
-                         int stopped_by) {
+/// A device as the results JSON describes it.
+nlohmann::json device_json(const runtime::device_info& dev, const std::optional<baselines::device_peak>& peak) {
+  const auto key = blas::describe_device(dev);
+  return {{"name", dev.name},
+          {"vendor", dev.vendor},
+          {"type", key.type},
+          {"architecture", key.architecture},
+          {"driver_version", dev.driver_version},
+          {"peak_gflops", peak ? nlohmann::json(peak->gflops) : nlohmann::json(nullptr)},
+          {"peak", peak ? peak->derivation : ""}};
+}
+
+/// One problem's run in the results JSON's form; measured_by names the rank, host and device.
+nlohmann::json run_json(const run_record& run, const nlohmann::json& measured_by) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& r : run.results) results.push_back(to_json(r));
+  nlohmann::json finalists = nullptr;
+  if (run.decision) {
+    finalists = {{"rounds", run.rounds}, {"entries", nlohmann::json::array()}};
+    for (const auto& f : run.finalists)
+      finalists["entries"].push_back({{"name", f.name},
+                                      {"kind", f.kind},
+                                      {"configuration", f.configuration},
+                                      {"seconds", seconds_json(f.time)},
+                                      {"samples", f.time.samples},
+                                      {"gflops", {{"median", f.median_gflops()}}}});
+  }
+  return {{"transposes", run.transposes}, {"m", run.m}, {"n", run.n}, {"k", run.k}, {"batch", run.batch},
+          {"problem_class", run.problem_class}, {"weight", run.weight}, {"configs_total", run.configs_total},
+          {"partial", run.partial}, {"measured_by", measured_by}, {"results", results}, {"finalists", finalists},
+          {"decision", decision_json(run)}};
+}
+
+/// The results document: the options, rank 0's device ("device", as one-device runs have
+/// always written it), every rank and device model of the job ("ranks": as each described
+/// itself at the start, "devices": one entry per model), and the runs.
+nlohmann::json results_json(const options& opt, const run_context& rc, const std::vector<nlohmann::json>& ranks,
+                            const std::vector<nlohmann::json>& runs, bool partial, int stopped_by) {
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  const auto& dev = *rc.device;
-  const auto key = blas::describe_device(dev);
-  nlohmann::json doc{
-      {"tool", rc.tool},
-      {"date", date},
-      {"element_type", "float"},
-      {"precision", std::string(baselines::to_string(opt.precision))},
-      {"epilogue", opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue)},
-      {"partial", stopped_by != 0 || std::any_of(runs.begin(), runs.end(), [](auto& r) { return r.partial; })},
-      {"stopped_by", stopped_by != 0 ? nlohmann::json(signal_name(stopped_by)) : nlohmann::json(nullptr)},
-      {"shapes", opt.shapes_paths.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.shapes_paths)},
-      {"device",
-       {{"name", dev.name},
-        {"vendor", dev.vendor},
-        {"type", key.type},
-        {"architecture", key.architecture},
-        {"driver_version", dev.driver_version},
-        {"peak_gflops", rc.peak ? nlohmann::json(rc.peak->gflops) : nlohmann::json(nullptr)},
-        {"peak", rc.peak ? rc.peak->derivation : ""}}},
-      {"timing",
-       {{"method", "wall clock from before the first enqueue to after the queue finished"},
-        {"warmups", opt.warmups},
-        {"repetitions", opt.repetitions},
-        {"finalists", opt.finalists},
-        {"rounds", opt.rounds}}},
-      {"runs", nlohmann::json::array()}};
-  for (const auto& run : runs) {
-    if (run.resumed) {
-      doc["runs"].push_back(*run.resumed);
-      continue;
-    }
-    nlohmann::json results = nlohmann::json::array();
-    for (const auto& r : run.results) results.push_back(to_json(r));
-    nlohmann::json finalists = nullptr;
-    if (run.decision) {
-      finalists = {{"rounds", run.rounds}, {"entries", nlohmann::json::array()}};
-      for (const auto& f : run.finalists)
-        finalists["entries"].push_back({{"name", f.name},
-                                        {"kind", f.kind},
-                                        {"configuration", f.configuration},
-                                        {"seconds", seconds_json(f.time)},
-                                        {"samples", f.time.samples},
-                                        {"gflops", {{"median", f.median_gflops()}}}});
-    }
-    doc["runs"].push_back({{"transposes", run.transposes}, {"m", run.m}, {"n", run.n}, {"k", run.k},
-                           {"batch", run.batch}, {"problem_class", run.problem_class}, {"weight", run.weight},
-                           {"configs_total", run.configs_total}, {"partial", run.partial}, {"results", results},
-                           {"finalists", finalists}, {"decision", decision_json(run)}});
+  nlohmann::json devices = nlohmann::json::array(), rank_list = nlohmann::json::array();
+  for (const auto& r : ranks) {
+    const nlohmann::json& device = r["device"];
+    rank_list.push_back({{"rank", r["rank"]}, {"host", r["host"]},
+                         {"device", device.is_object() ? device["name"] : nlohmann::json(nullptr)},
+                         {"error", r["error"]}});
+    if (device.is_object() &&
+        std::none_of(devices.begin(), devices.end(), [&](const auto& d) { return d["name"] == device["name"]; }))
+      devices.push_back(device);
   }
-  return doc;
+  return {{"tool", rc.tool},
+          {"date", date},
+          {"element_type", "float"},
+          {"precision", std::string(baselines::to_string(opt.precision))},
+          {"epilogue", opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue)},
+          {"partial", partial || stopped_by != 0},
+          {"stopped_by", stopped_by != 0 ? nlohmann::json(signal_name(stopped_by)) : nlohmann::json(nullptr)},
+          {"shapes", opt.shapes_paths.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.shapes_paths)},
+          {"device", device_json(*rc.device, rc.peak)},
+          {"devices", devices},
+          {"ranks", rank_list},
+          {"timing",
+           {{"method", "wall clock from before the first enqueue to after the queue finished"},
+            {"warmups", opt.warmups},
+            {"repetitions", opt.repetitions},
+            {"finalists", opt.finalists},
+            {"rounds", opt.rounds}}},
+          {"runs", runs}};
 }
 
 std::string csv_field(std::string_view text) {
@@ -594,18 +594,14 @@ std::string results_csv(const nlohmann::json& doc) {
   return csv;
 }
 
-/// A problem's key among the runs of a results JSON: "nn 64x64x65536 batch 1".
-std::string problem_key(std::string_view transposes, std::int64_t m, std::int64_t n, std::int64_t k,
-                        std::int64_t batch) {
-  return fmt::format("{} {}x{}x{} batch {}", transposes, m, n, k, batch);
-}
-
-/// The complete problems of --resume's file (results_json's form), by problem_key. The file must
-/// come from the same tool, device, precision, epilogue and timing as this run: a configuration
-/// measured otherwise never stands for this one. Throws argument_error naming the file and the
-/// JSON path of what is wrong or differs.
+/// The complete problems of --resume's file (results_json's form), by sweep::resumed_key (the
+/// problem and the device model that measured it). The file must come from the same tool,
+/// precision, epilogue and timing as this run, and from one of its device models: a
+/// configuration measured otherwise never stands for this one. Throws argument_error naming the
+/// file and the JSON path of what is wrong or differs.
 std::map<std::string, nlohmann::json> read_resumed(const std::string& path, const options& opt,
-                                                   const run_context& rc) {
+                                                   const std::string& tool,
+                                                   const std::vector<std::string>& job_devices) {
   const auto bad = [&](const std::string& where, const std::string& what) {
     return argument_error(fmt::format("--resume {}: {}: {}", path, where, what));
   };
@@ -628,8 +624,8 @@ std::map<std::string, nlohmann::json> read_resumed(const std::string& path, cons
     if (!object.is_object() || !object.contains(key)) throw bad(where + "." + key, "missing");
     return object[key];
   };
-  expect(field(doc, "tool", "$"), rc.tool, "$.tool");
-  expect(field(field(doc, "device", "$"), "name", "$.device"), rc.device->name, "$.device.name");
+  expect(field(doc, "tool", "$"), tool, "$.tool");
+  const nlohmann::json file_device = field(field(doc, "device", "$"), "name", "$.device");
   expect(field(doc, "element_type", "$"), "float", "$.element_type");
   expect(field(doc, "precision", "$"), std::string(baselines::to_string(opt.precision)), "$.precision");
   expect(field(doc, "epilogue", "$"), opt.epilogue.empty() ? nlohmann::json(nullptr) : nlohmann::json(opt.epilogue),
@@ -639,6 +635,25 @@ std::map<std::string, nlohmann::json> read_resumed(const std::string& path, cons
   expect(field(timing, "repetitions", "$.timing"), opt.repetitions, "$.timing.repetitions");
   expect(field(timing, "finalists", "$.timing"), opt.finalists, "$.timing.finalists");
   expect(field(timing, "rounds", "$.timing"), opt.rounds, "$.timing.rounds");
+  // Each run's device: its measured_by, or the file's device (files of one device).
+  std::vector<std::string> run_devices;
+  for (std::size_t i = 0; i < doc["runs"].size(); ++i) {
+    const nlohmann::json& run = doc["runs"][i];
+    const std::string where = fmt::format("$.runs[{}]", i);
+    nlohmann::json device = file_device;
+    if (run.is_object() && run.contains("measured_by")) device = field(field(run, "measured_by", where), "device",
+                                                                       where + ".measured_by");
+    if (!device.is_string()) throw bad(where + ".measured_by.device", "expected a device name");
+    run_devices.push_back(device.get<std::string>());
+  }
+  const auto ours = [&](const std::string& name) {
+    return std::find(job_devices.begin(), job_devices.end(), name) != job_devices.end();
+  };
+  if (!file_device.is_string()) throw bad("$.device.name", "expected a device name");
+  if (!ours(file_device.get<std::string>()) && std::none_of(run_devices.begin(), run_devices.end(), ours))
+    throw bad("$.device.name", fmt::format("measured with {}, this run has {}", file_device.dump(),
+                                           job_devices.size() == 1 ? nlohmann::json(job_devices[0]).dump()
+                                                                   : nlohmann::json(job_devices).dump()));
   std::map<std::string, nlohmann::json> complete;
   for (std::size_t i = 0; i < doc["runs"].size(); ++i) {
     const nlohmann::json& run = doc["runs"][i];
@@ -657,30 +672,17 @@ std::map<std::string, nlohmann::json> read_resumed(const std::string& path, cons
         if (!field(results[r], key, at).is_string()) throw bad(at + "." + key, "expected a string");
       for (const char* key : {"gflops", "seconds", "build_seconds", "configuration"}) field(results[r], key, at);
     }
-    complete[problem_key(run["transposes"].get<std::string>(), run["m"].get<std::int64_t>(),
-                         run["n"].get<std::int64_t>(), run["k"].get<std::int64_t>(), run["batch"].get<std::int64_t>())] =
-        run;
+    const auto key = problem_key(run["transposes"].get<std::string>(), run["m"].get<std::int64_t>(),
+                                 run["n"].get<std::int64_t>(), run["k"].get<std::int64_t>(),
+                                 run["batch"].get<std::int64_t>());
+    complete[sweep::resumed_key(key, run_devices[i])] = run;
   }
   return complete;
 }
 
-/// A resumed problem's `count` best verified configurations, best first (what leaders_of gives
-/// a measured one), and whether any configuration was verified.
-std::pair<std::vector<blas::gemm_params>, bool> resumed_leaders(const nlohmann::json& run, std::size_t count) {
-  std::vector<std::pair<double, blas::gemm_params>> ok;
-  for (const auto& r : run["results"])
-    if (r["kind"] == "config" && r["status"] == "ok" && r["configuration"].is_string() && r["gflops"].is_object())
-      ok.emplace_back(r["gflops"]["median"].get<double>(), blas::parse_gemm_params(r["configuration"].get<std::string>()));
-  std::stable_sort(ok.begin(), ok.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<blas::gemm_params> leaders;
-  for (const auto& [gflops, params] : ok)
-    if (leaders.size() < count && std::find(leaders.begin(), leaders.end(), params) == leaders.end())
-      leaders.push_back(params);
-  return {leaders, !ok.empty()};
-}
-
 /// Writes --json and --csv; false (after saying why, naming the path) when one could not be written.
-bool write_outputs(const options& opt, const run_context& rc, const std::vector<run_record>& runs, int stopped_by) {
+bool write_outputs(const options& opt, const run_context& rc, const std::vector<nlohmann::json>& ranks,
+                   const std::vector<nlohmann::json>& runs, bool partial, int stopped_by) {
   bool written = true;
   const auto write = [&](const std::string& path, const std::string& contents) {
     if (path.empty()) return;
@@ -691,10 +693,469 @@ bool write_outputs(const options& opt, const run_context& rc, const std::vector<
       written = false;
     }
   };
-  const nlohmann::json doc = results_json(opt, rc, runs, stopped_by);
+  const nlohmann::json doc = results_json(opt, rc, ranks, runs, partial, stopped_by);
   write(opt.json_path, doc.dump(1) + '\n');
   write(opt.csv_path, results_csv(doc));
   return written;
+}
+
+// ---- one rank's measurements -----------------------------------------------------------------
+
+/// What a rank measures with, set up once before the sweep.
+struct rank_setup {
+  std::vector<runtime::device_info> devices;
+  const runtime::device_info* device = nullptr;
+  std::vector<suite_shape> jobs;
+  // Each transpose pair's configurations in the precision, chosen once for every job of the pair.
+  std::vector<std::vector<candidate>> pair_candidates;
+  std::optional<baselines::device_peak> peak;
+  std::unique_ptr<runtime::context> ctx;
+};
+
+options options_of(const options& opt, const suite_shape& job) {
+  options o = opt;
+  o.m = job.m, o.n = job.n, o.k = job.k, o.batch = job.batch;
+  return o;
+}
+
+/// What measure_item needs besides the item.
+struct rank_worker {
+  const options& opt;
+  const std::vector<transpose_pair>& pairs;
+  const rank_setup& setup;
+  const rank_place& place;
+  bool distributed;
+  /// Where other ranks of this host have the same device: the lock file they take turns on.
+  std::string shared_device_lock;
+};
+
+/// This rank's turn on a device it shares with other ranks of its host: an exclusive flock on
+/// the device's lock file for a whole problem (its builds, its timings), so that no rank's
+/// timings run beside another's work. Released when destroyed.
+class device_turn {
+ public:
+  explicit device_turn(const std::string& path) {
+    if (path.empty()) return;
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw runtime::error(fmt::format("{}: cannot open the device's lock file: {}", path, std::strerror(errno)));
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        const int failure = errno;
+        ::close(fd_);
+        throw runtime::error(fmt::format("{}: cannot lock the device's lock file: {}", path, std::strerror(failure)));
+      }
+      stop_if_requested();  // a stop while waiting for the turn
+    }
+  }
+  ~device_turn() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  device_turn(const device_turn&) = delete;
+  device_turn& operator=(const device_turn&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+/// The lock file of a device that ranks of one host share (their local ranks' requests matched
+/// the same device): in the temporary folder, named by the device's index and name.
+std::string shared_device_lock(const std::vector<nlohmann::json>& ranks, const rank_place& place) {
+  const auto& mine = ranks.at(std::size_t(place.rank));
+  const bool shared = std::any_of(ranks.begin(), ranks.end(), [&](const nlohmann::json& r) {
+    return r["rank"] != mine["rank"] && r["host"] == mine["host"] && r["device"].is_object() && r["index"] == mine["index"];
+  });
+  if (!shared) return {};
+  std::string name = mine["index"].get<std::string>();
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return (std::filesystem::temp_directory_path() / ("tessera-device-" + name + ".lock")).string();
+}
+
+/// Measures one problem on this rank's device: the baselines, the default, the configurations
+/// (all, or the budgeted search from the item's seeds) and the finalists. Never throws: a stop
+/// or a failure of the device comes back in the report with the run as far as it got.
+sweep_report measure_item(const rank_worker& w, const sweep_item& item, double waited_seconds) {
+  auto started = clock_type::now();
+  std::optional<device_turn> turn;
+  const options& opt = w.opt;
+  const suite_shape& job = w.setup.jobs[item.job];
+  const options job_opt = options_of(opt, job);
+  const auto pair_at = std::find_if(w.pairs.begin(), w.pairs.end(), [&](const auto& p) {
+    return p.trans_a == job.trans_a && p.trans_b == job.trans_b;
+  });
+  const auto& cands = w.setup.pair_candidates[std::size_t(pair_at - w.pairs.begin())];
+  const nlohmann::json measured_by{{"rank", w.place.rank}, {"host", w.place.host}, {"device", w.setup.device->name}};
+  run_record run;
+  run.transposes = job.transposes();
+  run.m = job.m, run.n = job.n, run.k = job.k, run.batch = job.batch;
+  run.weight = job.weight;
+  run.problem_class = blas::to_string(blas::classify_problem(job.m, job.n, job.k, job.batch));
+  run.configs_total = cands.size();
+  run.partial = true;  // until it is complete
+  const std::string rank_prefix = w.distributed ? fmt::format("rank {}: ", w.place.rank) : std::string();
+  // The run as far as it got, with how long the rank measured it and waited for it (the
+  // dispatch: the exchange with rank 0, and any wait for seed neighbours).
+  const auto as_json = [&] {
+    auto j = run_json(run, measured_by);
+    j["wall_seconds"] = std::chrono::duration<double>(clock_type::now() - started).count();
+    j["waited_seconds"] = waited_seconds;
+    return j;
+  };
+  try {
+    turn.emplace(w.shared_device_lock);  // the turn's wait counts as waiting, not measuring
+    waited_seconds += std::chrono::duration<double>(clock_type::now() - started).count();
+    started = clock_type::now();
+    if (opt.fault_rank == w.place.rank)
+      throw runtime::error(fmt::format("--fault-rank {}: this rank's device fails (a self-test)", opt.fault_rank));
+    stop_if_requested();
+    auto p = make_problem(*w.setup.ctx, job_opt, pair_at->trans_a, pair_at->trans_b);
+    run.results = run_baselines(*p, job_opt);
+    stop_if_requested();
+    run.results.push_back(run_default(*p));
+
+    std::vector<blas::gemm_params> params;
+    for (const auto& c : cands) params.push_back(c.params);
+    const std::size_t budget = opt.budget ? std::min(std::size_t(opt.budget), cands.size()) : cands.size();
+    std::map<std::size_t, double> build_seconds;
+    progress bar(rank_prefix + (w.setup.jobs.size() > 1 ? fmt::format("{} measuring", job.label()) : "measuring"),
+                 budget);
+    auto evaluate = [&](std::size_t i) {
+      stop_if_requested();
+      if (!build_seconds.count(i)) build_seconds.merge(build_all(cands, {i}, p->args, 1));
+      tune_result r = cands[i].run(p->args);
+      r.build_seconds = build_seconds[i];
+      bar.step(fmt::format("{} {} {:.1f} GFLOP/s", r.name, to_string(r.status), r.median_gflops()));
+      const double gflops = r.status == tune_status::ok ? r.median_gflops() : 0.0;
+      run.results.push_back(std::move(r));
+      return gflops;
+    };
+    if (budget == cands.size()) {
+      std::vector<std::size_t> all(cands.size());
+      std::iota(all.begin(), all.end(), 0);
+      build_seconds = build_all(cands, all, p->args, std::size_t(opt.build_threads));
+      for (std::size_t i = 0; i < cands.size(); ++i) evaluate(i);
+    } else {
+      // The nearest finished problems' three best start the search (the pair before, for one
+      // size): replayed on the H200's full runs, NT's needle-like best was found from 84 of 100
+      // sample orders alone, from all 100 with NN's leaders. In a suite, the two nearest shapes'.
+      std::vector<blas::gemm_params> leaders;
+      for (const auto& text : item.seeds) leaders.push_back(blas::parse_gemm_params(text));
+      budgeted_search(params, budget, evaluate, 12345,
+                      search_seeds(leaders, params, job.m, job.n, job.k, job.batch, sizeof(float),
+                                   w.setup.device->compute_units));
+    }
+    reject_implausible(run.results, w.setup.peak, [&](std::size_t suspect, std::size_t best) {
+      return measure_pair_again(run.results[suspect], run.results[best], *p, job_opt);
+    });
+    remeasure_finalists(run, *p, job_opt, w.setup.peak);
+    run.partial = false;
+    print_table(run, std::cout, 0);
+    return {as_json(), "", 0};
+  } catch (const stop_requested&) {
+    const int signal = stop_signal.load();
+    print_table(run, std::cout, signal);
+    return {as_json(), "", signal};
+  } catch (const std::exception& e) {
+    // tessera's errors name the failed call; std::bad_alloc is the host's memory.
+    const std::string why = dynamic_cast<const std::bad_alloc*>(&e) != nullptr ? "out of host memory" : e.what();
+    std::cerr << fmt::format("{}{}: {}: failed: {}\n", rank_prefix, job.label(), w.setup.device->name, why);
+    auto j = as_json();
+    j["failure"] = why;
+    return {j, why, 0};
+  }
+}
+
+// ---- the sweep on rank 0 ---------------------------------------------------------------------
+
+/// Rank 0's side of the sweep: hands out items (to its own measuring thread and, through MPI, to
+/// the other ranks), records the reports, rewrites the results after each, and prints one line
+/// per item handed out and per item finished.
+class coordinator {
+ public:
+  /// configurations: how many each transposes' search has, for the announcements.
+  coordinator(sweep& plan, const options& opt, const run_context& rc, std::vector<nlohmann::json> ranks,
+              bool distributed, std::map<std::string, std::size_t> configurations)
+      : plan_(plan), opt_(opt), rc_(rc), ranks_(std::move(ranks)), distributed_(distributed),
+        configurations_(std::move(configurations)), start_(clock_type::now()) {}
+
+  /// What rank measures next after its report (see sweep::exchange).
+  std::optional<sweep_item> exchange(int rank, const std::optional<sweep_report>& report) {
+    std::lock_guard lock(mutex_);
+    if (stop_signal.load() != 0) plan_.stop();
+    const auto finished = plan_.busy_with(rank);
+    auto item = plan_.exchange(rank, report);
+    if (finished) {
+      ++reported_;
+      if (report && report->run.contains("wall_seconds"))
+        times_[rank].emplace_back(report->run["wall_seconds"].get<double>(), report->run["waited_seconds"].get<double>());
+      if (report && report->stopped_by != 0) stopped_by_ = report->stopped_by;
+      if (report && !report->failure.empty())
+        failures_.push_back(fmt::format("{} on rank {} ({}): {}", plan_.jobs()[*finished].label(), rank,
+                                        host_of(rank), report->failure));
+      save();  // before the line: whoever reads it finds the problem in the file
+      if (distributed_ && report)
+        std::cerr << fmt::format("-- {} on rank {} ({}): {}\n", plan_.jobs()[*finished].label(), rank, host_of(rank),
+                                 outcome(report->run));
+    }
+    if (item) announce(rank, *item);
+    return item;
+  }
+
+  /// Whether `rank`, handed nothing, should ask again later (sweep::waits).
+  bool waits(int rank) {
+    std::lock_guard lock(mutex_);
+    return plan_.waits(rank);
+  }
+
+  /// Says which problems were taken from --resume's file.
+  void announce_resumed() {
+    for (const auto& run : plan_.runs())
+      std::cerr << fmt::format("-- [{}/{}] {}: complete in {}, not measured again\n", ++announced_, plan_.items(),
+                               problem_key(run["transposes"].get<std::string>(), run["m"].get<std::int64_t>(),
+                                           run["n"].get<std::int64_t>(), run["k"].get<std::int64_t>(),
+                                           run["batch"].get<std::int64_t>()),
+                               opt_.resume_path);
+    if (plan_.resumed() > 0) save();
+  }
+
+  /// The final write, and the exit status: 128 + the signal when stopped, 3 when the results
+  /// could not be written, 1 when a device failed, 2 when no configuration was verified.
+  int finish() {
+    std::lock_guard lock(mutex_);
+    if (distributed_) say_what_each_rank_did();
+    const int signal = stopped_by_ != 0 ? stopped_by_ : stop_signal.load();
+    const bool saved = save(signal);
+    const std::string hint =
+        opt_.json_path.empty() ? std::string()
+                               : fmt::format("; the same command with --resume {} measures what is missing",
+                                             opt_.json_path);
+    if (signal != 0) {
+      std::cerr << fmt::format("\n{}: {}: stopped; the results measured so far are saved, marked partial{}\n",
+                               rc_.tool, signal_name(signal), hint);
+      return 128 + signal;
+    }
+    if (!saved) return 3;
+    if (!failures_.empty() || plan_.complete() < plan_.items()) {
+      std::cerr << fmt::format("{}: {} of {} problems complete{}{}{}\n", rc_.tool, plan_.complete(), plan_.items(),
+                               failures_.empty() ? "" : "; failed: ", fmt::join(failures_, "; "), hint);
+      return 1;
+    }
+    return plan_.any_verified() ? 0 : 2;
+  }
+
+ private:
+  std::string host_of(int rank) const { return ranks_.at(std::size_t(rank))["host"].get<std::string>(); }
+
+  static std::string outcome(const nlohmann::json& run) {
+    if (run.contains("failure")) return "failed: " + run["failure"].get<std::string>();
+    if (run.value("partial", true)) return "stopped, partial";
+    const auto& d = run["decision"];
+    if (!d.is_object()) return "complete";
+    return d["verdict"] == "best" ? "BEST " + d["best"].get<std::string>() : d["reason"].get<std::string>();
+  }
+
+  /// One line per rank: its problems, the time it measured them, and the time it waited for
+  /// them (its exchanges with rank 0 and any wait for seed neighbours).
+  void say_what_each_rank_did() const {
+    const double elapsed = std::chrono::duration<double>(clock_type::now() - start_).count();
+    for (auto [rank, times] : times_) {
+      double measuring = 0;
+      std::vector<double> waits;
+      for (const auto& [wall, waited] : times) measuring += wall, waits.push_back(waited);
+      std::sort(waits.begin(), waits.end());
+      std::cerr << fmt::format(
+          "rank {} ({}): {} problems, measuring {:.1f} s of the sweep's {:.1f} s, waiting for them {:.3f} s in all "
+          "(median {:.2f} ms, longest {:.2f} ms)\n",
+          rank, host_of(rank), times.size(), measuring, elapsed, std::accumulate(waits.begin(), waits.end(), 0.0),
+          waits[waits.size() / 2] * 1e3, waits.back() * 1e3);
+    }
+  }
+
+  void announce(int rank, const sweep_item& item) {
+    const auto& job = plan_.jobs()[item.job];
+    const double elapsed = std::chrono::duration<double>(clock_type::now() - start_).count();
+    const std::size_t left = plan_.items() - plan_.resumed() - reported_;
+    std::cerr << fmt::format(
+        "-- [{}/{}] {}{}: {} configurations{}\n", ++announced_, plan_.items(), job.label(),
+        distributed_ ? fmt::format(" on rank {} ({}, {})", rank, host_of(rank), plan_.device_of(rank)) : std::string(),
+        configurations_[job.transposes()],
+        reported_ == 0 ? std::string()
+                       : fmt::format("; suite {:.0f}s elapsed, ETA {:.0f}s", elapsed,
+                                     elapsed / double(reported_) * double(left)));
+  }
+
+  bool save(int stopped_by = 0) {
+    saved_ &= write_outputs(opt_, rc_, ranks_, plan_.runs(), plan_.complete() < plan_.items(), stopped_by);
+    return saved_;
+  }
+
+ private:
+  sweep& plan_;
+  const options& opt_;
+  const run_context& rc_;
+  std::vector<nlohmann::json> ranks_;
+  bool distributed_;
+  std::map<std::string, std::size_t> configurations_;
+  clock_type::time_point start_;
+  std::mutex mutex_;
+  std::size_t announced_ = 0, reported_ = 0;
+  int stopped_by_ = 0;
+  bool saved_ = true;
+  std::vector<std::string> failures_;
+  std::map<int, std::vector<std::pair<double, double>>> times_;  // per rank: each item's measuring and waiting
+};
+
+// The messages between rank 0 and the others: a report (JSON {"report": null} to ask for the
+// first item, else {"report": {"run", "failure", "stopped_by"}}) and the item answering it
+// ({"job": index, "seeds": [...]}, or {"job": null}: no more).
+constexpr int report_tag = 1, item_tag = 2;
+
+nlohmann::json report_message(const std::optional<sweep_report>& report) {
+  if (!report) return {{"report", nullptr}};
+  return {{"report", {{"run", report->run}, {"failure", report->failure}, {"stopped_by", report->stopped_by}}}};
+}
+
+std::optional<sweep_report> report_of(const nlohmann::json& message) {
+  const auto& r = message.at("report");
+  if (r.is_null()) return std::nullopt;
+  return sweep_report{r.at("run"), r.at("failure").get<std::string>(), r.at("stopped_by").get<int>()};
+}
+
+nlohmann::json item_message(const std::optional<sweep_item>& item) {
+  if (!item) return {{"job", nullptr}};
+  return {{"job", item->job}, {"seeds", item->seeds}};
+}
+
+/// A rank other than 0: asks rank 0 for items and measures them until it says there are no more.
+int work_for_rank_0(const rank_job& job, const rank_worker& worker) {
+  std::optional<sweep_report> report;
+  int stopped_by = 0;
+  for (;;) {
+    const auto asked = clock_type::now();
+    job.send(0, report_tag, report_message(report).dump());
+    const auto message = nlohmann::json::parse(job.receive(0, item_tag));
+    if (message.at("job").is_null()) break;
+    report = measure_item(worker, {message["job"].get<std::size_t>(), message["seeds"].get<std::vector<std::string>>()},
+                          std::chrono::duration<double>(clock_type::now() - asked).count());
+    stopped_by = report->stopped_by;
+  }
+  return stopped_by != 0 ? 128 + stopped_by : 0;
+}
+
+/// Rank 0's own items (the whole sweep in a job of one): measured until none is left, asking
+/// again while items wait for their seed neighbours on other ranks.
+void measure_items_of_rank_0(coordinator& coord, const rank_worker& worker) {
+  std::optional<sweep_report> report;
+  auto asked = clock_type::now();
+  for (;;) {
+    const auto item = coord.exchange(0, report);
+    report.reset();
+    if (item) {
+      report = measure_item(worker, *item, std::chrono::duration<double>(clock_type::now() - asked).count());
+      asked = clock_type::now();
+    } else if (coord.waits(0)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    } else {
+      return;
+    }
+  }
+}
+
+/// Rank 0 of several: its own device measures in a thread while this one answers the other
+/// ranks (every MPI call on this thread).
+void coordinate_ranks(const rank_job& job, coordinator& coord, const rank_worker& worker,
+                      const std::vector<nlohmann::json>& ranks) {
+  std::thread own([&] { measure_items_of_rank_0(coord, worker); });
+  std::set<int> open;     // the ranks that still ask for items
+  std::set<int> waiting;  // those whose answer waits for an item to be ready
+  for (const auto& r : ranks)
+    if (r["rank"].get<int>() != 0 && r["error"].is_null()) open.insert(r["rank"].get<int>());
+  // Answers `rank` now (an item, or no more) unless it is to wait; false when it asks no more.
+  const auto answer = [&](int rank, const std::optional<sweep_item>& item) {
+    if (!item && coord.waits(rank)) {
+      waiting.insert(rank);
+      return;
+    }
+    waiting.erase(rank);
+    job.send(rank, item_tag, item_message(item).dump());
+    if (!item) open.erase(rank);
+  };
+  try {
+    while (!open.empty()) {
+      if (const auto message = job.poll(report_tag)) {
+        answer(message->first, coord.exchange(message->first, report_of(nlohmann::json::parse(message->second))));
+        continue;
+      }
+      for (const int rank : std::vector<int>(waiting.begin(), waiting.end()))
+        answer(rank, coord.exchange(rank, std::nullopt));
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  } catch (...) {
+    stop_signal.store(SIGTERM);  // the thread stops at its next measurement
+    own.join();
+    throw;
+  }
+  own.join();
+}
+
+/// Chooses this rank's device and everything measured with it; throws tessera::error.
+rank_setup set_up(options& opt, const CLI::App& app, const std::string& tool, const std::vector<transpose_pair>& pairs,
+                  const std::string& precision_name, const rank_place& place) {
+  rank_setup s;
+  // Everything that can be refused is refused before any work: the outputs, the device, the
+  // problem's memory.
+  if (place.rank == 0)
+    for (const auto* path : {&opt.json_path, &opt.csv_path})
+      if (!path->empty()) runtime::check_writable(*path);
+  s.devices = runtime::list_devices();
+  const auto request = runtime::device_request_from("--device", opt.device);
+  // The ranks of a host take the devices the request matches one each, in turn.
+  s.device = &runtime::select_device(request.spec, s.devices, request.source, std::size_t(place.local_rank));
+  // The problems: the suite's shapes, or --m --n --k --batch for each transpose pair.
+  if (opt.shapes_paths.empty()) {
+    for (const auto& pair : pairs)
+      s.jobs.push_back({opt.m, opt.n, opt.k, opt.batch, pair.trans_a, pair.trans_b, 1.0, "the command line"});
+  } else {
+    for (const char* sized : {"--m", "--n", "--k", "--batch"})
+      if (app.count(sized) > 0)
+        throw argument_error(fmt::format("{} and --shapes: the suite gives the sizes, leave {} out", sized, sized));
+    for (const auto& path : opt.shapes_paths)
+      for (auto& shape : read_shape_suite(path)) s.jobs.push_back(std::move(shape));
+    for (const auto& job : s.jobs)
+      if (std::none_of(pairs.begin(), pairs.end(),
+                       [&](const auto& p) { return p.trans_a == job.trans_a && p.trans_b == job.trans_b; }))
+        throw argument_error(fmt::format("{}: transposes {}: {} tunes only {} (tune_all tunes the four)", job.where,
+                                         job.transposes(), tool,
+                                         fmt::format("{}{}", pairs.front().trans_a ? 't' : 'n',
+                                                     pairs.front().trans_b ? 't' : 'n')));
+    if (!opt.epilogue.empty() && std::any_of(s.jobs.begin(), s.jobs.end(), [](auto& j) { return j.batch != 1; }))
+      throw argument_error(fmt::format("{}: --epilogue tunes single GEMMs: every batch must be 1",
+                                       fmt::join(opt.shapes_paths, ", ")));
+  }
+  for (const auto& job : s.jobs) check_problem_fits(options_of(opt, job), *s.device);
+  const bool tensor_cores = blas::device_limits(*s.device).tensor_cores != 0;
+  if (baselines::operands_of(opt.precision) != blas::operand_type::float32 && !tensor_cores)
+    throw unsupported_error(fmt::format(
+        "--precision {}: A and B of 16-bit values are multiplied only on tensor cores (the mma family: NVIDIA, "
+        "compute capability 8.0 and up), and {} has none",
+        precision_name, s.device->name));
+  for (const auto& pair : pairs) {
+    auto all = pair.candidates();
+    const std::size_t built = all.size();
+    s.pair_candidates.push_back(candidates_for(std::move(all), opt.precision, tensor_cores));
+    if (s.pair_candidates.back().empty())
+      throw argument_error(fmt::format(
+          "--precision {}: none of the {} configurations this tuner was built with computes in {} on {} "
+          "(fp16 and bf16 need the mma family: build with -DTUNING_TARGET=NVIDIA_GPU)",
+          precision_name, built, precision_name, s.device->name));
+  }
+  s.peak = opt.peak_gflops > 0 ? std::optional<baselines::device_peak>({opt.peak_gflops, "given by --peak-gflops"})
+                               : baselines::estimate_peak(*s.device, opt.precision);
+  s.ctx = std::make_unique<runtime::context>(*s.device);
+  // The ranks of a host share its cores for the kernels' builds.
+  if (opt.build_threads == 0)
+    opt.build_threads = int(std::max(1u, std::thread::hardware_concurrency() / unsigned(place.local_ranks)));
+  return s;
 }
 
 }  // namespace
@@ -707,6 +1168,9 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                            "finalists measured again interleaved, BEST named only when it beats the default by more "
                            "than the spread of the measurements.",
                            tool)};
+  // Under mpirun or srun, one rank per device (see rank_job); otherwise a job of one.
+  rank_job job(argc, argv);
+  const rank_place& place = job.place();
   options opt;
   constexpr std::int64_t int_max = std::numeric_limits<int>::max();
   app.add_option("--m", opt.m, "rows of C")->check(whole_number(1, int_max));
@@ -755,222 +1219,157 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                  "tune every shape of these suites (configs/shapes/*.json: lists of {m, n, k, batch, transposes, "
                  "weight}) one after the other, each warm-started from its nearest tuned neighbours' leaders, "
                  "into one JSON; replaces --m --n --k --batch");
+  app.add_option("--fault-rank", opt.fault_rank,
+                 "self-test: this rank's device fails at its first problem (the problem is recorded failed with "
+                 "the reason, the rank takes no more, the others go on)")
+      ->check(whole_number(0, int_max));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (place.rank != 0) return e.get_exit_code();  // every rank parsed the same line: rank 0 says it
     return app.exit(e);
   }
+  if (launched_by_mpi() && !built_with_mpi() && ranks_in_environment() > 1) {
+    std::cerr << fmt::format("{}: launched as one of {} MPI ranks, but built without MPI: each rank would tune the "
+                             "whole sweep alone; install libopenmpi-dev and build again (CMake finds MPI), or run "
+                             "without mpirun\n",
+                             tool, ranks_in_environment());
+    return 1;
+  }
   opt.precision = baselines::precision_from(precision_name);  // CLI11 checked the name
+  // The checks of the line, the same on every rank: rank 0 says what is wrong.
+  std::ostringstream refused;
   if (!opt.epilogue.empty()) {
     const auto& names = epilogue_names();
-    if (std::find(names.begin(), names.end(), opt.epilogue) == names.end()) {
-      std::cerr << fmt::format("{}: --epilogue: unknown epilogue '{}'; valid names: {}\n", tool, opt.epilogue,
-                               fmt::join(names, ", "))
-                << app.help();
-      return 1;
-    }
-    if (opt.batch != 1) {
-      std::cerr << fmt::format("{}: --epilogue tunes a single GEMM: --batch must be 1\n", tool) << app.help();
-      return 1;
-    }
-    if (opt.precision != baselines::gemm_precision::fp32) {
-      std::cerr << fmt::format("{}: --epilogue tunes FP32 GEMMs: --precision {} goes without it\n", tool,
-                               precision_name)
-                << app.help();
+    if (std::find(names.begin(), names.end(), opt.epilogue) == names.end())
+      refused << fmt::format("{}: --epilogue: unknown epilogue '{}'; valid names: {}\n", tool, opt.epilogue,
+                             fmt::join(names, ", "))
+              << app.help();
+    else if (opt.batch != 1)
+      refused << fmt::format("{}: --epilogue tunes a single GEMM: --batch must be 1\n", tool) << app.help();
+    else if (opt.precision != baselines::gemm_precision::fp32)
+      refused << fmt::format("{}: --epilogue tunes FP32 GEMMs: --precision {} goes without it\n", tool,
+                             precision_name)
+              << app.help();
+  }
+  if (!refused.str().empty()) {
+    if (place.rank == 0) std::cerr << refused.str();
+    return 1;
+  }
+  // Each rank chooses its device and prepares; a failure leaves the rank without items (rank 0's
+  // ends the job). Outside any try: the failure is told to the other ranks, not thrown past them.
+  run_context rc{tool, nullptr, std::nullopt};
+  rank_setup setup;
+  std::string setup_error;
+  try {
+    setup = set_up(opt, app, tool, pairs, precision_name, place);
+    rc.device = setup.device;
+    rc.peak = setup.peak;
+  } catch (const tessera::error& e) {
+    setup_error = e.what();
+  } catch (const std::bad_alloc&) {
+    setup_error = "out of host memory";
+  }
+  const nlohmann::json me{{"rank", place.rank},
+                          {"host", place.host},
+                          {"device", rc.device ? device_json(*rc.device, rc.peak) : nlohmann::json(nullptr)},
+                          {"index", rc.device ? rc.device->label() : std::string()},
+                          {"error", setup_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(setup_error)}};
+  std::vector<nlohmann::json> ranks;
+  for (const auto& text : job.all_gather(me.dump())) ranks.push_back(nlohmann::json::parse(text));
+  const rank_worker worker{opt, pairs, setup, place, job.distributed(), shared_device_lock(ranks, place)};
+  if (place.rank != 0) {
+    if (!job.broadcast(false) || !setup_error.empty()) return setup_error.empty() ? 0 : 1;
+    try {
+      return work_for_rank_0(job, worker);
+    } catch (const std::exception& e) {  // MPI's errors, or a message that is not what it should be
+      std::cerr << fmt::format("{}: rank {} ({}): {}\n", tool, place.rank, place.host, e.what());
+      job.abort(1);
       return 1;
     }
   }
-  const auto precision = opt.precision;
-  // Outside the try: a stop or an error mid-run still writes what was measured, naming the device.
-  std::vector<runtime::device_info> devices;
-  std::vector<run_record> runs;
-  run_context rc{tool, nullptr, std::nullopt};
-  bool saved = true;
+
+  // Rank 0: the plan of the sweep, then the items handed out until none is left.
+  if (!setup_error.empty()) {
+    std::cerr << tool << ": " << setup_error << '\n';
+    if (rc.device == nullptr) std::cerr << app.help();
+    job.broadcast(false);
+    return 1;
+  }
+  std::vector<std::string> rank_devices;
+  for (const auto& r : ranks) {
+    rank_devices.push_back(r["device"].is_object() ? r["device"]["name"].get<std::string>() : std::string());
+    if (!r["error"].is_null())
+      std::cerr << fmt::format("{}: rank {} ({}): {}; it takes no problems\n", tool, r["rank"].get<int>(),
+                               r["host"].get<std::string>(), r["error"].get<std::string>());
+  }
+  std::unique_ptr<sweep> plan;
   try {
-    // Everything that can be refused is refused before any work: the outputs, the device, the
-    // problem's memory.
-    for (const auto* path : {&opt.json_path, &opt.csv_path})
-      if (!path->empty()) runtime::check_writable(*path);
-    devices = runtime::list_devices();
-    const auto request = runtime::device_request_from("--device", opt.device);
-    const auto& device = runtime::select_device(request.spec, devices, request.source);
-    // The problems: the suite's shapes, or --m --n --k --batch for each transpose pair.
-    std::vector<suite_shape> jobs;
-    if (opt.shapes_paths.empty()) {
-      for (const auto& pair : pairs)
-        jobs.push_back({opt.m, opt.n, opt.k, opt.batch, pair.trans_a, pair.trans_b, 1.0, "the command line"});
-    } else {
-      for (const char* sized : {"--m", "--n", "--k", "--batch"})
-        if (app.count(sized) > 0)
-          throw argument_error(fmt::format("{} and --shapes: the suite gives the sizes, leave {} out", sized, sized));
-      for (const auto& path : opt.shapes_paths)
-        for (auto& shape : read_shape_suite(path)) jobs.push_back(std::move(shape));
-      for (const auto& job : jobs)
-        if (std::none_of(pairs.begin(), pairs.end(),
-                         [&](const auto& p) { return p.trans_a == job.trans_a && p.trans_b == job.trans_b; }))
-          throw argument_error(fmt::format("{}: transposes {}: {} tunes only {} (tune_all tunes the four)", job.where,
-                                           job.transposes(), tool,
-                                           fmt::format("{}{}", pairs.front().trans_a ? 't' : 'n',
-                                                       pairs.front().trans_b ? 't' : 'n')));
-      if (!opt.epilogue.empty() && std::any_of(jobs.begin(), jobs.end(), [](auto& j) { return j.batch != 1; }))
-        throw argument_error(fmt::format("{}: --epilogue tunes single GEMMs: every batch must be 1",
-                                         fmt::join(opt.shapes_paths, ", ")));
-    }
-    const auto options_of = [&](const suite_shape& job) {
-      options o = opt;
-      o.m = job.m, o.n = job.n, o.k = job.k, o.batch = job.batch;
-      return o;
-    };
-    for (const auto& job : jobs) check_problem_fits(options_of(job), device);
-    rc.device = &device;  // what follows is about the device, not the command line
-    const bool tensor_cores = blas::device_limits(device).tensor_cores != 0;
-    if (baselines::operands_of(precision) != blas::operand_type::float32 && !tensor_cores)
-      throw unsupported_error(fmt::format(
-          "--precision {}: A and B of 16-bit values are multiplied only on tensor cores (the mma family: NVIDIA, "
-          "compute capability 8.0 and up), and {} has none",
-          precision_name, device.name));
-    // Each transpose pair's configurations in the precision, chosen once for every job of the pair.
-    std::vector<std::vector<candidate>> pair_candidates;
-    for (const auto& pair : pairs) {
-      auto all = pair.candidates();
-      const std::size_t built = all.size();
-      pair_candidates.push_back(candidates_for(std::move(all), precision, tensor_cores));
-      if (pair_candidates.back().empty())
-        throw argument_error(fmt::format(
-            "--precision {}: none of the {} configurations this tuner was built with computes in {} on {} "
-            "(fp16 and bf16 need the mma family: build with -DTUNING_TARGET=NVIDIA_GPU)",
-            precision_name, built, precision_name, device.name));
-    }
-    rc.peak = opt.peak_gflops > 0 ? std::optional<baselines::device_peak>({opt.peak_gflops, "given by --peak-gflops"})
-                                  : baselines::estimate_peak(device, precision);
-    runtime::context ctx(device);
-    if (opt.build_threads == 0) opt.build_threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    install_stop_handlers();
-    std::cerr << fmt::format("{} on {} ({}), {}{}{}; peak {}\n", tool, device.name, device.driver_version,
-                             opt.shapes_paths.empty()
-                                 ? fmt::format("m={} n={} k={} batch={}", opt.m, opt.n, opt.k, opt.batch)
-                                 : fmt::format("{} problems of {}", jobs.size(), fmt::join(opt.shapes_paths, ", ")),
-                             opt.epilogue.empty() ? "" : ", epilogue " + opt.epilogue,
-                             precision == baselines::gemm_precision::fp32 ? "" : ", precision " + precision_name,
-                             rc.peak ? fmt::format("{:.0f} GFLOP/s ({})", rc.peak->gflops, rc.peak->derivation)
-                                     : std::string("unknown"));
-    bool any_verified = false;
-    // The leaders of every finished problem: a budgeted search starts from its nearest neighbours'.
-    std::vector<std::pair<suite_shape, std::vector<blas::gemm_params>>> finished_leaders;
     std::map<std::string, nlohmann::json> resumed;
     if (!opt.resume_path.empty()) {
-      resumed = read_resumed(opt.resume_path, opt, rc);
-      std::size_t among = 0;
-      for (const auto& job : jobs)
-        among += resumed.count(problem_key(job.transposes(), job.m, job.n, job.k, job.batch));
+      std::vector<std::string> models;
+      for (const auto& d : rank_devices)
+        if (!d.empty() && std::find(models.begin(), models.end(), d) == models.end()) models.push_back(d);
+      resumed = read_resumed(opt.resume_path, opt, tool, models);
+    }
+    plan = std::make_unique<sweep>(setup.jobs, rank_devices, opt.shapes_paths.empty() ? 1 : 2, resumed);
+    if (!opt.resume_path.empty())
       std::cerr << fmt::format("--resume {}: {} of the {} problems complete there, not measured again{}\n",
-                               opt.resume_path, among, jobs.size(),
-                               resumed.size() > among
+                               opt.resume_path, plan->resumed(), plan->items(),
+                               resumed.size() > plan->resumed()
                                    ? fmt::format("; {} complete problems of it are not among them (left out)",
-                                                 resumed.size() - among)
+                                                 resumed.size() - plan->resumed())
                                    : std::string());
-    }
-    const auto suite_start = clock_type::now();
-    std::size_t measured_jobs = 0;  // this run's, for the ETA
-    for (std::size_t job_index = 0; job_index < jobs.size(); ++job_index) {
-      const suite_shape& job = jobs[job_index];
-      const options job_opt = options_of(job);
-      const auto pair_at = std::find_if(pairs.begin(), pairs.end(), [&](const auto& p) {
-        return p.trans_a == job.trans_a && p.trans_b == job.trans_b;
-      });
-      const auto& pair = *pair_at;
-      const auto& cands = pair_candidates[std::size_t(pair_at - pairs.begin())];
-      run_record& run = runs.emplace_back();
-      run.transposes = job.transposes();
-      run.m = job.m, run.n = job.n, run.k = job.k, run.batch = job.batch;
-      run.weight = job.weight;
-      run.problem_class = blas::to_string(blas::classify_problem(job.m, job.n, job.k, job.batch));
-      run.configs_total = cands.size();
-      if (const auto done = resumed.find(problem_key(job.transposes(), job.m, job.n, job.k, job.batch));
-          done != resumed.end()) {
-        run.resumed = done->second;
-        const auto [leaders, verified] = resumed_leaders(done->second, 3);
-        finished_leaders.emplace_back(job, leaders);
-        any_verified |= verified;
-        std::cerr << fmt::format("-- [{}/{}] {}: complete in {}, not measured again\n", job_index + 1, jobs.size(),
-                                 job.label(), opt.resume_path);
-        saved &= write_outputs(opt, rc, runs, 0);
-        continue;
-      }
-      run.partial = true;  // until it is complete
-      const double suite_elapsed = std::chrono::duration<double>(clock_type::now() - suite_start).count();
-      std::cerr << fmt::format("-- [{}/{}] {}: {} configurations{}\n", job_index + 1, jobs.size(), job.label(),
-                               cands.size(),
-                               measured_jobs == 0 ? std::string()
-                                                  : fmt::format("; suite {:.0f}s elapsed, ETA {:.0f}s", suite_elapsed,
-                                                                suite_elapsed / double(measured_jobs) *
-                                                                    double(jobs.size() - job_index)));
-      ++measured_jobs;
-      stop_if_requested();
-      auto p = make_problem(ctx, job_opt, pair.trans_a, pair.trans_b);
-      run.results = run_baselines(*p, job_opt);
-      stop_if_requested();
-      run.results.push_back(run_default(*p));
-
-      std::vector<blas::gemm_params> params;
-      for (const auto& c : cands) params.push_back(c.params);
-      const std::size_t budget = opt.budget ? std::min(std::size_t(opt.budget), cands.size()) : cands.size();
-      std::map<std::size_t, double> build_seconds;
-      progress bar(jobs.size() > 1 ? fmt::format("{} measuring", job.label()) : "measuring", budget);
-      std::map<std::size_t, double> measured;  // configuration -> GFLOP/s (0: failed)
-      auto evaluate = [&](std::size_t i) {
-        stop_if_requested();
-        if (!build_seconds.count(i)) build_seconds.merge(build_all(cands, {i}, p->args, 1));
-        tune_result r = cands[i].run(p->args);
-        r.build_seconds = build_seconds[i];
-        bar.step(fmt::format("{} {} {:.1f} GFLOP/s", r.name, to_string(r.status), r.median_gflops()));
-        const double gflops = r.status == tune_status::ok ? r.median_gflops() : 0.0;
-        run.results.push_back(std::move(r));
-        measured[i] = gflops;
-        return gflops;
-      };
-      if (budget == cands.size()) {
-        std::vector<std::size_t> all(cands.size());
-        std::iota(all.begin(), all.end(), 0);
-        build_seconds = build_all(cands, all, p->args, std::size_t(opt.build_threads));
-        for (std::size_t i = 0; i < cands.size(); ++i) evaluate(i);
-      } else {
-        // The nearest finished problems' three best start the search (the pair before, for one
-        // size): replayed on the H200's full runs, NT's needle-like best was found from 84 of 100
-        // sample orders alone, from all 100 with NN's leaders. In a suite, the two nearest shapes'.
-        const auto order = budgeted_search(
-            params, budget, evaluate, 12345,
-            search_seeds(nearest_leaders(finished_leaders, job, opt.shapes_paths.empty() ? 1 : 2), params, job.m,
-                         job.n, job.k, job.batch, sizeof(float), device.compute_units));
-        finished_leaders.emplace_back(job, leaders_of(params, order, [&](std::size_t i) { return measured[i]; }, 3));
-      }
-      reject_implausible(run.results, rc.peak, [&](std::size_t suspect, std::size_t best) {
-        return measure_pair_again(run.results[suspect], run.results[best], *p, job_opt);
-      });
-      remeasure_finalists(run, *p, job_opt, rc.peak);
-      run.partial = false;
-      for (const auto& r : run.results) any_verified |= r.kind == "config" && r.status == tune_status::ok;
-      print_table(run, std::cout, 0);
-      saved &= write_outputs(opt, rc, runs, 0);  // after each pair, so a long run leaves results behind
-    }
-    if (!saved) return 3;
-    return any_verified ? 0 : 2;
-  } catch (const stop_requested&) {
-    const int signal = stop_signal.load();
-    std::cerr << fmt::format("\n{}: {}: stopped; the results measured so far are saved, marked partial\n", tool,
-                             signal_name(signal));
-    if (!runs.empty() && runs.back().partial) print_table(runs.back(), std::cout, signal);
-    write_outputs(opt, rc, runs, signal);
-    return 128 + signal;
   } catch (const tessera::error& e) {
     std::cerr << tool << ": " << e.what() << '\n';
-    if (rc.device == nullptr) std::cerr << app.help();
-    if (!runs.empty()) write_outputs(opt, rc, runs, 0);  // what was measured, the last run marked partial
-    return 1;
-  } catch (const std::bad_alloc&) {
-    std::cerr << tool << ": out of host memory\n";
+    job.broadcast(false);
     return 1;
   }
+  job.broadcast(true);
+
+  const auto& device = *setup.device;
+  std::cerr << fmt::format("{} on {} ({}), {}{}{}; peak {}\n", tool, device.name, device.driver_version,
+                           opt.shapes_paths.empty()
+                               ? fmt::format("m={} n={} k={} batch={}", opt.m, opt.n, opt.k, opt.batch)
+                               : fmt::format("{} problems of {}", setup.jobs.size(), fmt::join(opt.shapes_paths, ", ")),
+                           opt.epilogue.empty() ? "" : ", epilogue " + opt.epilogue,
+                           opt.precision == baselines::gemm_precision::fp32 ? "" : ", precision " + precision_name,
+                           rc.peak ? fmt::format("{:.0f} GFLOP/s ({})", rc.peak->gflops, rc.peak->derivation)
+                                   : std::string("unknown"));
+  if (job.distributed()) {
+    std::cerr << fmt::format("{} ranks, {} device model(s):", ranks.size(), plan->devices().size());
+    for (const auto& r : ranks)
+      std::cerr << fmt::format(" rank {} {} {}{}", r["rank"].get<int>(), r["host"].get<std::string>(),
+                               r["index"].get<std::string>(),
+                               r["device"].is_object() ? " " + r["device"]["name"].get<std::string>() : " (none)");
+    std::cerr << '\n';
+    for (std::size_t a = 0; a < ranks.size(); ++a)
+      for (std::size_t b = a + 1; b < ranks.size(); ++b)
+        if (ranks[a]["device"].is_object() && ranks[a]["host"] == ranks[b]["host"] &&
+            ranks[a]["index"] == ranks[b]["index"])
+          std::cerr << fmt::format("note: ranks {} and {} share {} on {}: they take turns, a problem at a time\n", a,
+                                   b, ranks[a]["index"].get<std::string>(), ranks[a]["host"].get<std::string>());
+  }
+  std::map<std::string, std::size_t> configurations;
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    configurations[fmt::format("{}{}", pairs[i].trans_a ? 't' : 'n', pairs[i].trans_b ? 't' : 'n')] =
+        setup.pair_candidates[i].size();
+  coordinator coord(*plan, opt, rc, ranks, job.distributed(), configurations);
+  install_stop_handlers();
+  coord.announce_resumed();
+  try {
+    if (job.distributed()) {
+      coordinate_ranks(job, coord, worker, ranks);
+    } else {
+      measure_items_of_rank_0(coord, worker);
+    }
+  } catch (const std::exception& e) {  // MPI's errors, or a message that is not what it should be
+    std::cerr << fmt::format("{}: {}\n", tool, e.what());
+    coord.finish();
+    job.abort(1);
+    return 1;
+  }
+  return coord.finish();
 }
 
 }  // namespace tessera::auto_tuner

@@ -47,8 +47,11 @@ std::vector<device_info> list_devices();
 /// else the first device), "gpu", "cpu", "P:D", or a case-insensitive substring of the
 /// device name. Throws device_selection_error listing the devices when nothing matches,
 /// naming source, where the specification came from ("TESSERA_DEVICE", "--device").
+/// nth: the nth of the devices the specification matches, counted in turn (nth modulo their
+/// number; "" matches every GPU, else every CPU): the ranks of an MPI job on one host each
+/// take one of its GPUs with their local rank.
 const device_info& select_device(std::string_view spec, const std::vector<device_info>& devices,
-                                 std::string_view source = "TESSERA_DEVICE");
+                                 std::string_view source = "TESSERA_DEVICE", std::size_t nth = 0);
 
 /// A device specification and where it came from, so that errors blame the right one.
 struct device_request {
