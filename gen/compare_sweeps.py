@@ -21,11 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from atomic_file import FileWriteError, write_text_atomically  # noqa: E402
-from tune_results import ResultsError, Run, load_results  # noqa: E402
+from tune_results import ResultsError, ResultsFile, Run, load_results  # noqa: E402
 
 
-def _key(run: Run) -> str:
-    return f"{run.transposes} {run.size()}"
+def _key(run: Run, results: ResultsFile) -> str:
+    """The problem and the device that measured it (an MPI sweep over several device models
+    measures each problem once per model; a one-device file names its device once)."""
+    return f"{run.transposes} {run.size()} on {(run.device or results.device)['name']}"
 
 
 def _winner(run: Run) -> str | None:
@@ -46,9 +48,9 @@ def margin(run: Run) -> float | None:
     return min(f.median_seconds for f in others) / mine[0].median_seconds - 1.0
 
 
-def compare(first: list[Run], second: list[Run], clear: float) -> tuple[dict, list[str]]:
-    a = {_key(r): r for r in first}
-    b = {_key(r): r for r in second}
+def compare(first: ResultsFile, second: ResultsFile, clear: float) -> tuple[dict, list[str]]:
+    a = {_key(r, first): r for r in first.runs}
+    b = {_key(r, second): r for r in second.runs}
     lines: list[str] = []
     summary = {"problems": len(a), "missing": [], "incomplete": [], "same_verified": 0, "same_winner": 0,
                "winners_differ_within_noise": [], "winners_differ_clearly": []}
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     except ResultsError as e:
         print(f"compare_sweeps: error: {e}", file=sys.stderr)
         return 1
-    summary, lines = compare(list(first.runs), list(second.runs), args.clear)
+    summary, lines = compare(first, second, args.clear)
     for line in lines:
         print(f"compare_sweeps: {line}")
     print(f"compare_sweeps: {summary['problems']} problems: same winner at {summary['same_winner']}, "

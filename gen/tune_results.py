@@ -236,6 +236,8 @@ def load_results(path: Path) -> ResultsFile:
     runs = []
     for i, run in enumerate(_require(document, "runs", list, "$", path)):
         where = f"$.runs[{i}]"
+        if not isinstance(run, dict):
+            raise ResultsError(f"{path}: {where}: expected an object")
         run_device = None
         if run.get("measured_by") is not None:
             name = _require(_require(run, "measured_by", dict, where, path), "device", str, where + ".measured_by", path)

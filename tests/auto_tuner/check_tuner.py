@@ -12,6 +12,7 @@ message, what the results JSON says, a signal sent mid-run.
   check_tuner.py precision TUNER ARGS            (ARGS must include --json FILE; --precision P or fp32)
   check_tuner.py mpi_same --mpirun M TUNER ARGS  (ARGS: a full sweep (no --budget) with --json FILE)
   check_tuner.py mpi_resume --mpirun M TUNER ARGS
+  check_tuner.py mpi_stop --mpirun M TUNER ARGS
   check_tuner.py mpi_fault --mpirun M TUNER ARGS
 Exits 0 when the check holds, 1 with the reason otherwise.
 """
@@ -367,7 +368,7 @@ def mpi_same(args: argparse.Namespace) -> None:
     ranks = run(two_ranks(args, with_json(args.command, two)))
     if ranks.returncode != 0:
         raise CheckFailed(f"two ranks: exit {ranks.returncode}\n{ranks.stderr[-3000:]}")
-    summary, lines = compare(list(load_results(one).runs), list(load_results(two).runs), 0.5)
+    summary, lines = compare(load_results(one), load_results(two), 0.5)
     document = json.loads(two.read_text())
     measured_by = {r["measured_by"]["rank"] for r in document["runs"]}
     problems = summary["problems"]
@@ -381,20 +382,27 @@ def mpi_same(args: argparse.Namespace) -> None:
         raise CheckFailed(f"no summary line for rank 1:\n{ranks.stderr[-2000:]}")
 
 
+def processes_of(path: Path) -> list[tuple[int, str]]:
+    """(pid, program) of every process whose command line names path."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue  # ended meanwhile
+        if any(str(path).encode() in a for a in arguments):
+            found.append((int(entry.name), Path(arguments[0].decode(errors="replace")).name))
+    return found
+
+
 def kill_every_process_of(path: Path) -> None:
     """SIGKILL to every process whose command line names path (mpirun and its ranks, which
     OpenMPI starts in sessions of their own), until none is left: a machine going down."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or int(entry.name) == os.getpid():
-                continue
-            try:
-                if str(path).encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue  # ended meanwhile
+        found = [pid for pid, _ in processes_of(path)]
         if not found:
             return
         for pid in found:
@@ -440,6 +448,34 @@ def mpi_resume(args: argparse.Namespace) -> None:
                           f"and {len(runs) - len(killed)} measured")
 
 
+def mpi_stop(args: argparse.Namespace) -> None:
+    """SIGTERM to every rank (as Slurm's scancel sends it) once the second problem is out: each
+    rank stops at its next measurement boundary and reports; rank 0 saves every finished problem
+    complete, those in flight partial, the file says SIGTERM, and it exits with 128 + SIGTERM."""
+    path = json_path(args.command)
+    process = subprocess.Popen(two_ranks(args, args.command), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    seen = []
+    deadline = time.monotonic() + 300
+    for line in process.stderr:
+        seen.append(line)
+        if line.startswith("-- [3/") or time.monotonic() > deadline:
+            break
+    for pid, program in processes_of(path):
+        if program not in ("mpirun", "mpiexec", "orterun", "prterun"):
+            os.kill(pid, signal.SIGTERM)
+    stderr = "".join(seen) + process.stderr.read()
+    status = process.wait(timeout=120)
+    kill_every_process_of(path)
+    document = json.loads(path.read_text())
+    if status == 0 or "SIGTERM: stopped; the results measured so far are saved, marked partial" not in stderr:
+        raise CheckFailed(f"mpirun exit {status}, expected a failure and rank 0's stop message\n{stderr[-3000:]}")
+    if not document["partial"] or document["stopped_by"] != "SIGTERM":
+        raise CheckFailed(f"partial {document['partial']}, stopped_by {document['stopped_by']}")
+    if any(not r["partial"] and r["decision"] is None for r in document["runs"]):
+        raise CheckFailed("a run marked complete has no decision")
+
+
 def mpi_fault(args: argparse.Namespace) -> None:
     """Rank 1's device fails (--fault-rank 1): its problem is recorded failed with the reason,
     rank 0 measures the others, the exit status is 1 with a resume hint; the same command with
@@ -475,7 +511,7 @@ def main() -> int:
     e.add_argument("command", nargs=argparse.REMAINDER)
     for name in ("finalists", "plausible", "stop", "resume", "full_disk", "shapes", "precision"):
         sub.add_parser(name).add_argument("command", nargs=argparse.REMAINDER)
-    for name in ("mpi_same", "mpi_resume", "mpi_fault"):
+    for name in ("mpi_same", "mpi_resume", "mpi_stop", "mpi_fault"):
         m = sub.add_parser(name)
         m.add_argument("--mpirun", required=True)
         m.add_argument("command", nargs=argparse.REMAINDER)
@@ -485,7 +521,7 @@ def main() -> int:
     try:
         {"expect": expect, "finalists": finalists, "plausible": plausible, "stop": stop, "resume": resume,
          "full_disk": full_disk, "shapes": shapes, "precision": precision, "mpi_same": mpi_same,
-         "mpi_resume": mpi_resume, "mpi_fault": mpi_fault}[args.check](args)
+         "mpi_resume": mpi_resume, "mpi_stop": mpi_stop, "mpi_fault": mpi_fault}[args.check](args)
     except (CheckFailed, subprocess.TimeoutExpired, OSError, json.JSONDecodeError) as failure:
         print(f"check_tuner {args.check}: FAILED: {failure}", file=sys.stderr)
         return 1

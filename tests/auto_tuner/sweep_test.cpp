@@ -146,6 +146,29 @@ TEST(Sweep, AFailedRankTakesNoMoreAndItsItemIsRecordedPartial) {
   EXPECT_EQ(plan.runs()[1]["failure"], "CL_OUT_OF_RESOURCES");
 }
 
+TEST(Sweep, AnItemNeverReportedIsRecordedPartialAndReleasesItsNeighbours) {
+  sweep plan({shape(1024, 1024, 1024), shape(1024, 1024, 2048)}, {h200, h200}, 1);
+  ASSERT_EQ(plan.exchange(0, std::nullopt)->job, 0u);
+  EXPECT_FALSE(plan.exchange(1, std::nullopt));
+  EXPECT_TRUE(plan.waits(1));
+  EXPECT_FALSE(plan.exchange(0, std::nullopt));  // rank 0 went away without its report
+  EXPECT_EQ(plan.runs().at(0)["failure"], "handed out and never reported");
+  EXPECT_EQ(plan.runs().at(0)["problem_class"], "large");
+  const auto next = plan.exchange(1, std::nullopt);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->job, 1u);
+  EXPECT_TRUE(next->seeds.empty());
+}
+
+TEST(Sweep, WithoutNeighboursNothingWaits) {
+  sweep plan({shape(1024, 1024, 1024), shape(1024, 1024, 2048), shape(2048, 1024, 1024)}, {h200, h200, h200}, 0);
+  for (int rank = 0; rank < 3; ++rank) {
+    const auto item = plan.exchange(rank, std::nullopt);
+    ASSERT_TRUE(item);
+    EXPECT_EQ(item->job, std::size_t(rank));
+  }
+}
+
 TEST(Sweep, StoppedNoMoreGoesOutAndWhatIsOutIsStillRecorded) {
   sweep plan({shape(64, 64, 64), shape(8, 8, 1 << 20)}, {h200}, 1);
   ASSERT_TRUE(plan.exchange(0, std::nullopt));
@@ -169,6 +192,8 @@ TEST(Sweep, ResumedProblemsAreKeptNotHandedOutAndStillSeed) {
   EXPECT_EQ(item->seeds.size(), 1u);             // job 0's leader, from the file
   EXPECT_FALSE(plan.exchange(2, std::nullopt));  // a rank without a device takes nothing
   EXPECT_FALSE(plan.waits(2));
+  EXPECT_TRUE(plan.adopted(resumed.begin()->first));
+  EXPECT_FALSE(plan.adopted(sweep::resumed_key(tessera::auto_tuner::problem_key("nn", 1024, 1024, 1024, 1), h100)));
 }
 
 }  // namespace

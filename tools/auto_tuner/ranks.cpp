@@ -32,7 +32,8 @@ bool launched_by_mpi() {
 }
 
 int ranks_in_environment() {
-  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_NTASKS"})
+  // SLURM_STEP_NUM_TASKS: srun's tasks of this step (a batch script alone is one task).
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_STEP_NUM_TASKS"})
     if (const char* value = std::getenv(variable)) return std::max(1, std::atoi(value));
   return 1;
 }
@@ -59,6 +60,10 @@ rank_job::rank_job(int& argc, char**& argv) {
   int provided = 0;
   check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   initialized_ = true;
+  // Rank 0 measures in a thread of its own while its main thread makes every MPI call.
+  if (provided < MPI_THREAD_FUNNELED)
+    throw runtime::error("MPI_Init_thread: this MPI gives no thread support (MPI_THREAD_FUNNELED), which rank 0's "
+                         "measuring thread needs");
   // Errors come back as statuses (check() names them) instead of aborting the job.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &place_.rank);

@@ -57,11 +57,13 @@ sweep::sweep(std::vector<baselines::suite_shape> jobs, std::vector<std::string> 
     auto& pending = pending_[device];
     for (std::size_t job = 0; job < jobs_.size(); ++job) {
       const auto& j = jobs_[job];
-      const auto done = resumed.find(resumed_key(problem_key(j.transposes(), j.m, j.n, j.k, j.batch), device));
+      const auto key = resumed_key(problem_key(j.transposes(), j.m, j.n, j.k, j.batch), device);
+      const auto done = resumed.find(key);
       if (done == resumed.end()) {
         pending.push_back(job);
         continue;
       }
+      adopted_.insert(key);
       // A resumed problem stays as it was written, and its leaders still seed its neighbours.
       slots_[slot(job, device)] = done->second;
       const auto [leaders, verified] = leaders_in(done->second, 3);
@@ -105,7 +107,16 @@ std::optional<sweep_item> sweep::exchange(int rank, const std::optional<sweep_re
       }
       if (!report->failure.empty() || report->stopped_by != 0) retired_[rank] = true;
     } else {
-      ++failed_;  // handed out and never reported
+      // Handed out and never reported (its rank went away): recorded partial, so that the
+      // problems it seeds do not wait for it.
+      const auto& j = jobs_[job];
+      slots_[slot(job, device)] = nlohmann::json{
+          {"transposes", j.transposes()}, {"m", j.m}, {"n", j.n}, {"k", j.k}, {"batch", j.batch},
+          {"problem_class", blas::to_string(blas::classify_problem(j.m, j.n, j.k, j.batch))}, {"weight", j.weight},
+          {"configs_total", 0}, {"partial", true}, {"measured_by", {{"rank", rank}, {"device", device}}},
+          {"results", nlohmann::json::array()}, {"finalists", nullptr}, {"decision", nullptr},
+          {"failure", "handed out and never reported"}};
+      ++failed_;
       retired_[rank] = true;
     }
   }

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,9 @@ class sweep {
 
   /// The key of a run in `resumed`.
   static std::string resumed_key(const std::string& problem, const std::string& device);
+  /// Whether the run of `resumed` with this key is one of this sweep's items (else it is another
+  /// problem's, or another device model's).
+  bool adopted(const std::string& key) const { return adopted_.count(key) != 0; }
 
   /// Records what `rank` measured (report, when it had an item) and hands it its next item, or
   /// nothing: no item of its model is ready (see waits()), none is left, the sweep was stopped,
@@ -113,6 +117,7 @@ class sweep {
   std::map<std::string, std::map<std::size_t, std::vector<blas::gemm_params>>> leaders_;  // of finished jobs
   std::map<int, std::size_t> busy_;  // rank -> its job
   std::map<int, bool> retired_;
+  std::set<std::string> adopted_;  // the keys of the resumed runs taken as items
   bool stopped_ = false, any_verified_ = false;
   std::size_t complete_ = 0, resumed_ = 0, failed_ = 0;
 };

@@ -9,10 +9,10 @@
 #include <tessera/baselines/shape_suite.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cctype>
 #include <csignal>
 #include <cstring>
 #include <ctime>
@@ -675,7 +675,11 @@ std::map<std::string, nlohmann::json> read_resumed(const std::string& path, cons
     const auto key = problem_key(run["transposes"].get<std::string>(), run["m"].get<std::int64_t>(),
                                  run["n"].get<std::int64_t>(), run["k"].get<std::int64_t>(),
                                  run["batch"].get<std::int64_t>());
-    complete[sweep::resumed_key(key, run_devices[i])] = run;
+    nlohmann::json kept = run;
+    // A run of a one-device file names no device: written back beside other devices' runs, it
+    // must say whose it is.
+    if (!kept.contains("measured_by")) kept["measured_by"] = {{"device", run_devices[i]}};
+    complete[sweep::resumed_key(key, run_devices[i])] = kept;
   }
   return complete;
 }
@@ -757,18 +761,48 @@ class device_turn {
   int fd_ = -1;
 };
 
-/// The lock file of a device that ranks of one host share (their local ranks' requests matched
-/// the same device): in the temporary folder, named by the device's index and name.
+/// What tells a device apart from the other devices of its host, whatever each process is
+/// allowed to see of them: its UUID (cl_khr_device_uuid), else NVIDIA's PCI address, else its
+/// index and name with the variables that choose which GPUs a process sees (ranks that each see
+/// "their" GPU as 0:0 under srun --gpus-per-task hold different GPUs).
+std::string device_identity(const runtime::device_info& device) {
+  const cl_device_id id = device.handle();
+  const auto has = [&](const char* extension) { return device.extensions.find(extension) != std::string::npos; };
+  if (id != nullptr && has("cl_khr_device_uuid")) {
+    std::array<unsigned char, CL_UUID_SIZE_KHR> uuid{};
+    if (::clGetDeviceInfo(id, CL_DEVICE_UUID_KHR, uuid.size(), uuid.data(), nullptr) == CL_SUCCESS) {
+      std::string text = "uuid ";
+      for (const unsigned char byte : uuid) text += fmt::format("{:02x}", byte);
+      return text;
+    }
+  }
+  if (id != nullptr && has("cl_nv_device_attribute_query")) {
+    constexpr cl_device_info pci_bus = 0x4008, pci_slot = 0x4009, pci_domain = 0x400A;  // cl_nv_device_attribute_query
+    cl_uint bus = 0, slot = 0, domain = 0;
+    if (::clGetDeviceInfo(id, pci_bus, sizeof bus, &bus, nullptr) == CL_SUCCESS &&
+        ::clGetDeviceInfo(id, pci_slot, sizeof slot, &slot, nullptr) == CL_SUCCESS &&
+        ::clGetDeviceInfo(id, pci_domain, sizeof domain, &domain, nullptr) == CL_SUCCESS)
+      return fmt::format("pci {:04x}:{:02x}:{:02x}", domain, bus, slot);
+  }
+  std::string text = device.label();
+  for (const char* variable : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"})
+    if (const char* value = std::getenv(variable)) text += fmt::format(" {}={}", variable, value);
+  return text;
+}
+
+/// The lock file of a device that ranks of one host share (the same device_identity): in the
+/// temporary folder, one per user and device, so that one user's file never stands in another's
+/// way.
 std::string shared_device_lock(const std::vector<nlohmann::json>& ranks, const rank_place& place) {
   const auto& mine = ranks.at(std::size_t(place.rank));
   const bool shared = std::any_of(ranks.begin(), ranks.end(), [&](const nlohmann::json& r) {
-    return r["rank"] != mine["rank"] && r["host"] == mine["host"] && r["device"].is_object() && r["index"] == mine["index"];
+    return r["rank"] != mine["rank"] && r["host"] == mine["host"] && r["device"].is_object() &&
+           r["identity"] == mine["identity"];
   });
   if (!shared) return {};
-  std::string name = mine["index"].get<std::string>();
-  for (char& ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return (std::filesystem::temp_directory_path() / ("tessera-device-" + name + ".lock")).string();
+  const std::size_t key = std::hash<std::string>{}(mine["identity"].get<std::string>());
+  return (std::filesystem::temp_directory_path() / fmt::format("tessera-device-{}-{:016x}.lock", ::getuid(), key))
+      .string();
 }
 
 /// Measures one problem on this rank's device: the baselines, the default, the configurations
@@ -873,10 +907,13 @@ sweep_report measure_item(const rank_worker& w, const sweep_item& item, double w
 class coordinator {
  public:
   /// configurations: how many each transposes' search has, for the announcements.
+  /// carried_over: runs of --resume's file that are not this sweep's, written after its own.
   coordinator(sweep& plan, const options& opt, const run_context& rc, std::vector<nlohmann::json> ranks,
-              bool distributed, std::map<std::string, std::size_t> configurations)
+              bool distributed, std::map<std::string, std::size_t> configurations,
+              std::vector<nlohmann::json> carried_over)
       : plan_(plan), opt_(opt), rc_(rc), ranks_(std::move(ranks)), distributed_(distributed),
-        configurations_(std::move(configurations)), start_(clock_type::now()) {}
+        configurations_(std::move(configurations)), carried_over_(std::move(carried_over)),
+        start_(clock_type::now()) {}
 
   /// What rank measures next after its report (see sweep::exchange).
   std::optional<sweep_item> exchange(int rank, const std::optional<sweep_report>& report) {
@@ -915,7 +952,7 @@ class coordinator {
                                            run["n"].get<std::int64_t>(), run["k"].get<std::int64_t>(),
                                            run["batch"].get<std::int64_t>()),
                                opt_.resume_path);
-    if (plan_.resumed() > 0) save();
+    if (plan_.resumed() > 0 || !carried_over_.empty()) save();
   }
 
   /// The final write, and the exit status: 128 + the signal when stopped, 3 when the results
@@ -985,7 +1022,9 @@ class coordinator {
   }
 
   bool save(int stopped_by = 0) {
-    saved_ &= write_outputs(opt_, rc_, ranks_, plan_.runs(), plan_.complete() < plan_.items(), stopped_by);
+    auto runs = plan_.runs();
+    runs.insert(runs.end(), carried_over_.begin(), carried_over_.end());
+    saved_ &= write_outputs(opt_, rc_, ranks_, runs, plan_.complete() < plan_.items(), stopped_by);
     return saved_;
   }
 
@@ -996,6 +1035,7 @@ class coordinator {
   std::vector<nlohmann::json> ranks_;
   bool distributed_;
   std::map<std::string, std::size_t> configurations_;
+  std::vector<nlohmann::json> carried_over_;
   clock_type::time_point start_;
   std::mutex mutex_;
   std::size_t announced_ = 0, reported_ = 0;
@@ -1063,9 +1103,17 @@ void measure_items_of_rank_0(coordinator& coord, const rank_worker& worker) {
 
 /// Rank 0 of several: its own device measures in a thread while this one answers the other
 /// ranks (every MPI call on this thread).
-void coordinate_ranks(const rank_job& job, coordinator& coord, const rank_worker& worker,
+bool coordinate_ranks(const rank_job& job, coordinator& coord, const rank_worker& worker,
                       const std::vector<nlohmann::json>& ranks) {
-  std::thread own([&] { measure_items_of_rank_0(coord, worker); });
+  std::exception_ptr failed;  // what ended rank 0's measuring thread, passed on after the join
+  std::thread own([&] {
+    try {
+      measure_items_of_rank_0(coord, worker);
+    } catch (...) {
+      failed = std::current_exception();
+      stop_signal.store(SIGTERM);  // the other ranks are answered "no more"
+    }
+  });
   std::set<int> open;     // the ranks that still ask for items
   std::set<int> waiting;  // those whose answer waits for an item to be ready
   for (const auto& r : ranks)
@@ -1080,8 +1128,15 @@ void coordinate_ranks(const rank_job& job, coordinator& coord, const rank_worker
     job.send(rank, item_tag, item_message(item).dump());
     if (!item) open.erase(rank);
   };
+  // After a stop the ranks measuring report what they have at their next measurement boundary;
+  // one that does not within the grace (it got no signal, or is stuck in a kernel build) is
+  // left, and the job ends without it (the caller aborts it).
+  constexpr auto grace = std::chrono::seconds(30);
+  std::optional<clock_type::time_point> stopped_at;
   try {
     while (!open.empty()) {
+      if (!stopped_at && stop_signal.load() != 0) stopped_at = clock_type::now();
+      if (stopped_at && clock_type::now() - *stopped_at > grace) break;
       if (const auto message = job.poll(report_tag)) {
         answer(message->first, coord.exchange(message->first, report_of(nlohmann::json::parse(message->second))));
         continue;
@@ -1096,6 +1151,8 @@ void coordinate_ranks(const rank_job& job, coordinator& coord, const rank_worker
     throw;
   }
   own.join();
+  if (failed) std::rethrow_exception(failed);
+  return open.empty();
 }
 
 /// Chooses this rank's device and everything measured with it; throws tessera::error.
@@ -1169,7 +1226,14 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                            "than the spread of the measurements.",
                            tool)};
   // Under mpirun or srun, one rank per device (see rank_job); otherwise a job of one.
-  rank_job job(argc, argv);
+  std::optional<rank_job> joined;
+  try {
+    joined.emplace(argc, argv);
+  } catch (const tessera::error& e) {
+    std::cerr << tool << ": " << e.what() << '\n';
+    return 1;
+  }
+  const rank_job& job = *joined;
   const rank_place& place = job.place();
   options opt;
   constexpr std::int64_t int_max = std::numeric_limits<int>::max();
@@ -1229,13 +1293,19 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
     if (place.rank != 0) return e.get_exit_code();  // every rank parsed the same line: rank 0 says it
     return app.exit(e);
   }
-  if (launched_by_mpi() && !built_with_mpi() && ranks_in_environment() > 1) {
-    std::cerr << fmt::format("{}: launched as one of {} MPI ranks, but built without MPI: each rank would tune the "
-                             "whole sweep alone; install libopenmpi-dev and build again (CMake finds MPI), or run "
-                             "without mpirun\n",
-                             tool, ranks_in_environment());
+  if (!job.distributed() && ranks_in_environment() > 1) {
+    // Each task would tune the whole sweep alone, into the same --json.
+    std::cerr << fmt::format(
+        "{}: launched as one of {} tasks, but not as the ranks of one MPI job: {}\n", tool, ranks_in_environment(),
+        built_with_mpi() ? "start it with mpirun, or with srun --mpi=pmix (srun without PMI starts tasks that know "
+                           "nothing of each other)"
+                         : "this tune_* was built without MPI; install libopenmpi-dev and build again (CMake finds "
+                           "MPI), or run it alone");
     return 1;
   }
+  // Every rank stops at a measurement boundary on SIGINT or SIGTERM (mpirun and Slurm pass them
+  // on) and reports what it has.
+  install_stop_handlers();
   opt.precision = baselines::precision_from(precision_name);  // CLI11 checked the name
   // The checks of the line, the same on every rank: rank 0 says what is wrong.
   std::ostringstream refused;
@@ -1274,6 +1344,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                           {"host", place.host},
                           {"device", rc.device ? device_json(*rc.device, rc.peak) : nlohmann::json(nullptr)},
                           {"index", rc.device ? rc.device->label() : std::string()},
+                          {"identity", rc.device ? device_identity(*rc.device) : std::string()},
                           {"error", setup_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(setup_error)}};
   std::vector<nlohmann::json> ranks;
   for (const auto& text : job.all_gather(me.dump())) ranks.push_back(nlohmann::json::parse(text));
@@ -1304,6 +1375,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                                r["host"].get<std::string>(), r["error"].get<std::string>());
   }
   std::unique_ptr<sweep> plan;
+  std::vector<nlohmann::json> carried_over;
   try {
     std::map<std::string, nlohmann::json> resumed;
     if (!opt.resume_path.empty()) {
@@ -1312,14 +1384,21 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
         if (!d.empty() && std::find(models.begin(), models.end(), d) == models.end()) models.push_back(d);
       resumed = read_resumed(opt.resume_path, opt, tool, models);
     }
-    plan = std::make_unique<sweep>(setup.jobs, rank_devices, opt.shapes_paths.empty() ? 1 : 2, resumed);
+    // Seeds serve a budgeted search alone; without one no problem waits for its neighbours.
+    const bool budgeted = opt.budget > 0 && std::any_of(setup.pair_candidates.begin(), setup.pair_candidates.end(),
+                                                        [&](const auto& c) { return std::size_t(opt.budget) < c.size(); });
+    plan = std::make_unique<sweep>(setup.jobs, rank_devices, !budgeted ? 0 : opt.shapes_paths.empty() ? 1 : 2, resumed);
+    // The file's other complete runs (other problems, or device models not in this job) stay in it.
+    for (const auto& [key, run] : resumed)
+      if (!plan->adopted(key)) carried_over.push_back(run);
     if (!opt.resume_path.empty())
       std::cerr << fmt::format("--resume {}: {} of the {} problems complete there, not measured again{}\n",
                                opt.resume_path, plan->resumed(), plan->items(),
-                               resumed.size() > plan->resumed()
-                                   ? fmt::format("; {} complete problems of it are not among them (left out)",
-                                                 resumed.size() - plan->resumed())
-                                   : std::string());
+                               carried_over.empty()
+                                   ? std::string()
+                                   : fmt::format("; its {} other complete problems (other shapes or devices) are "
+                                                 "kept in the results as they are",
+                                                 carried_over.size()));
   } catch (const tessera::error& e) {
     std::cerr << tool << ": " << e.what() << '\n';
     job.broadcast(false);
@@ -1346,7 +1425,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
     for (std::size_t a = 0; a < ranks.size(); ++a)
       for (std::size_t b = a + 1; b < ranks.size(); ++b)
         if (ranks[a]["device"].is_object() && ranks[a]["host"] == ranks[b]["host"] &&
-            ranks[a]["index"] == ranks[b]["index"])
+            ranks[a]["identity"] == ranks[b]["identity"])
           std::cerr << fmt::format("note: ranks {} and {} share {} on {}: they take turns, a problem at a time\n", a,
                                    b, ranks[a]["index"].get<std::string>(), ranks[a]["host"].get<std::string>());
   }
@@ -1354,22 +1433,24 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
   for (std::size_t i = 0; i < pairs.size(); ++i)
     configurations[fmt::format("{}{}", pairs[i].trans_a ? 't' : 'n', pairs[i].trans_b ? 't' : 'n')] =
         setup.pair_candidates[i].size();
-  coordinator coord(*plan, opt, rc, ranks, job.distributed(), configurations);
-  install_stop_handlers();
+  coordinator coord(*plan, opt, rc, ranks, job.distributed(), configurations, carried_over);
   coord.announce_resumed();
+  bool released = true;  // every other rank told "no more"
   try {
     if (job.distributed()) {
-      coordinate_ranks(job, coord, worker, ranks);
+      released = coordinate_ranks(job, coord, worker, ranks);
     } else {
       measure_items_of_rank_0(coord, worker);
     }
-  } catch (const std::exception& e) {  // MPI's errors, or a message that is not what it should be
+  } catch (const std::exception& e) {  // MPI's errors, a message that is not what it should be, ...
     std::cerr << fmt::format("{}: {}\n", tool, e.what());
     coord.finish();
     job.abort(1);
     return 1;
   }
-  return coord.finish();
+  const int status = coord.finish();
+  if (!released) job.abort(status);  // ranks that did not stop within the grace
+  return status;
 }
 
 }  // namespace tessera::auto_tuner
