@@ -117,6 +117,13 @@ def _entry(configuration: str, role: str, runs: list[tuple[ResultsFile, Run]]) -
     baseline = run.best_baseline()
     if baseline:
         versus.append(f"{gflops / baseline.median_gflops:.2f}x {baseline.name}")
+    return _shape_entry(results, run, configuration, gflops, role, versus)
+
+
+def _shape_entry(results: ResultsFile, run: Run, configuration: str, gflops: float, role: str,
+                 versus: list[str]) -> dict:
+    """The defaults entry for configuration at run's shape and device: gflops measured there,
+    role and versus saying why it was written."""
     device = run.device or results.device
     entry = {
         "level": "name",
@@ -131,9 +138,8 @@ def _entry(configuration: str, role: str, runs: list[tuple[ResultsFile, Run]]) -
         "origin": (f"tuned {results.date[:10]} on {device['name']} at {run.size()}: {role}, "
                    f"{gflops:.0f} GFLOP/s" + "".join(", " + v for v in versus)),
     }
-    architecture = device.get("architecture") or ""
-    if architecture:
-        entry["architecture"] = architecture
+    if device.get("architecture"):
+        entry["architecture"] = device["architecture"]
     return entry
 
 
@@ -148,25 +154,10 @@ def _default_entry(runs: list[tuple[ResultsFile, Run]]) -> dict | None:
     if not measured:
         return None
     results, run, default = max(measured, key=lambda m: m[2].median_gflops)
-    device = run.device or results.device
     baseline = run.best_baseline()
-    versus = f", {default.median_gflops / baseline.median_gflops:.2f}x {baseline.name}" if baseline else ""
-    entry = {
-        "level": "name",
-        "match": device["name"],
-        "element_bytes": _element_bytes(results),
-        "transposes": run.transposes,
-        "problem": run.problem_class,
-        "shape": {"m": run.m, "n": run.n, "k": run.k, "batch": run.batch},
-        "precision": _table_precision(results.precision),
-        "configuration": configuration,
-        "gflops": round(default.median_gflops, 1),
-        "origin": (f"tuned {results.date[:10]} on {device['name']} at {run.size()}: the default held (no "
-                   f"configuration beat it), {default.median_gflops:.0f} GFLOP/s{versus}"),
-    }
-    if device.get("architecture"):
-        entry["architecture"] = device["architecture"]
-    return entry
+    versus = [f"{default.median_gflops / baseline.median_gflops:.2f}x {baseline.name}"] if baseline else []
+    return _shape_entry(results, run, configuration, default.median_gflops,
+                        "the default held (no configuration beat it)", versus)
 
 
 def select(results_files: list[ResultsFile], target: str, existing: dict | None = None,
@@ -187,8 +178,8 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
                 notes.append(f"{where}: not used: no verified configuration")
             else:
                 _check_decision(run, f"{results.path}: {run.transposes} {run.size()}")
-                key = ((run.device or results.device)["name"], results.element_type, results.precision, run.transposes, run.m, run.n,
-                       run.k, run.batch)
+                key = ((run.device or results.device)["name"], results.element_type, results.precision,
+                       run.transposes, run.m, run.n, run.k, run.batch)
                 groups.setdefault(key, []).append((results, run))
 
     # Per shape: the configurations that qualified in some run and lost to the default in none.

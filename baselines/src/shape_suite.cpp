@@ -1,12 +1,11 @@
 #include <tessera/baselines/shape_suite.hpp>
 
+#include <tessera/runtime/atomic_file.hpp>
 #include <tessera/runtime/error.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -110,11 +109,9 @@ std::vector<suite_shape> parse_shape_suite(const std::string& text, const std::s
 }
 
 std::vector<suite_shape> read_shape_suite(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) fail(path.string(), "cannot be read (no such file, or not readable)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_shape_suite(text.str(), path.string());
+  const auto text = runtime::read_whole_file(path);
+  if (!text) fail(path.string(), "cannot be read (no such file, or not readable)");
+  return parse_shape_suite(*text, path.string());
 }
 
 }  // namespace tessera::baselines

@@ -1,11 +1,11 @@
 #include <tessera/blas/gemm_defaults.hpp>
+#include <tessera/runtime/atomic_file.hpp>
 #include <tessera/runtime/error.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -185,13 +185,11 @@ gemm_default_entry entry_from_json(const nlohmann::json& e, const std::string& w
 }  // namespace
 
 std::vector<gemm_default_entry> read_gemm_defaults_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) bad_defaults(path, "cannot be read (no such file, or not readable)");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const auto text = runtime::read_whole_file(path);
+  if (!text) bad_defaults(path, "cannot be read (no such file, or not readable)");
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text.str());
+    doc = nlohmann::json::parse(*text);
   } catch (const nlohmann::json::parse_error& e) {
     bad_defaults(path, fmt::format("malformed JSON: {}", e.what()));
   }

@@ -2,8 +2,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <random>
+#include <sstream>
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -94,6 +96,14 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   if (temp.close() != 0) fail(path, "close", errno);
   if (::rename(temp_path.c_str(), path.c_str()) != 0) fail(path, "rename the temporary file into place", errno);
   temp.keep();
+}
+
+std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return std::move(text).str();
 }
 
 }  // namespace tessera::runtime

@@ -2,6 +2,7 @@
 #include <tessera/runtime/error.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -162,6 +163,31 @@ device_request device_request_from(std::string_view option_name, std::string_vie
 device_info select_device_from_environment() {
   const char* spec = std::getenv("TESSERA_DEVICE");
   return select_device(spec ? spec : "", list_devices());
+}
+
+std::string device_identity(const device_info& device) {
+  const cl_device_id id = device.handle();
+  const auto has = [&](const char* extension) { return device.extensions.find(extension) != std::string::npos; };
+  if (id != nullptr && has("cl_khr_device_uuid")) {
+    std::array<unsigned char, CL_UUID_SIZE_KHR> uuid{};
+    if (::clGetDeviceInfo(id, CL_DEVICE_UUID_KHR, uuid.size(), uuid.data(), nullptr) == CL_SUCCESS) {
+      std::string text = "uuid ";
+      for (const unsigned char byte : uuid) text += fmt::format("{:02x}", byte);
+      return text;
+    }
+  }
+  if (id != nullptr && has("cl_nv_device_attribute_query")) {
+    constexpr cl_device_info pci_bus = 0x4008, pci_slot = 0x4009, pci_domain = 0x400A;  // cl_nv_device_attribute_query
+    cl_uint bus = 0, slot = 0, domain = 0;
+    if (::clGetDeviceInfo(id, pci_bus, sizeof bus, &bus, nullptr) == CL_SUCCESS &&
+        ::clGetDeviceInfo(id, pci_slot, sizeof slot, &slot, nullptr) == CL_SUCCESS &&
+        ::clGetDeviceInfo(id, pci_domain, sizeof domain, &domain, nullptr) == CL_SUCCESS)
+      return fmt::format("pci {:04x}:{:02x}:{:02x}", domain, bus, slot);
+  }
+  std::string text = device.label();
+  for (const char* variable : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"})
+    if (const char* value = std::getenv(variable)) text += fmt::format(" {}={}", variable, value);
+  return text;
 }
 
 void require_fp64(const device_info& device) {

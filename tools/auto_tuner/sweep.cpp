@@ -47,7 +47,7 @@ std::vector<std::vector<std::size_t>> seed_neighbours(const std::vector<baseline
 
 sweep::sweep(std::vector<baselines::suite_shape> jobs, std::vector<std::string> rank_devices, std::size_t neighbours,
              const std::map<std::string, nlohmann::json>& resumed)
-    : jobs_(std::move(jobs)), rank_devices_(std::move(rank_devices)), neighbours_(neighbours),
+    : jobs_(std::move(jobs)), rank_devices_(std::move(rank_devices)),
       seed_neighbours_(seed_neighbours(jobs_, neighbours)) {
   for (const auto& device : rank_devices_)
     if (!device.empty() && std::find(devices_.begin(), devices_.end(), device) == devices_.end())

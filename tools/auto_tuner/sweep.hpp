@@ -110,7 +110,6 @@ class sweep {
 
   std::vector<baselines::suite_shape> jobs_;
   std::vector<std::string> rank_devices_, devices_;
-  std::size_t neighbours_;
   std::vector<std::optional<nlohmann::json>> slots_;  // job * devices + device
   std::vector<std::vector<std::size_t>> seed_neighbours_;      // per job
   std::map<std::string, std::vector<std::size_t>> pending_;    // per device model: jobs in suite order

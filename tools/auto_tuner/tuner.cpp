@@ -9,7 +9,6 @@
 #include <tessera/baselines/shape_suite.hpp>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -17,7 +16,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -605,13 +603,11 @@ std::map<std::string, nlohmann::json> read_resumed(const std::string& path, cons
   const auto bad = [&](const std::string& where, const std::string& what) {
     return argument_error(fmt::format("--resume {}: {}: {}", path, where, what));
   };
-  std::ifstream in(path);
-  if (!in) throw bad("$", "cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const auto text = runtime::read_whole_file(path);
+  if (!text) throw bad("$", "cannot be read");
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text.str());
+    doc = nlohmann::json::parse(*text);
   } catch (const nlohmann::json::parse_error& e) {
     throw bad("$", fmt::format("malformed JSON: {}", e.what()));
   }
@@ -760,35 +756,6 @@ class device_turn {
  private:
   int fd_ = -1;
 };
-
-/// What tells a device apart from the other devices of its host, whatever each process is
-/// allowed to see of them: its UUID (cl_khr_device_uuid), else NVIDIA's PCI address, else its
-/// index and name with the variables that choose which GPUs a process sees (ranks that each see
-/// "their" GPU as 0:0 under srun --gpus-per-task hold different GPUs).
-std::string device_identity(const runtime::device_info& device) {
-  const cl_device_id id = device.handle();
-  const auto has = [&](const char* extension) { return device.extensions.find(extension) != std::string::npos; };
-  if (id != nullptr && has("cl_khr_device_uuid")) {
-    std::array<unsigned char, CL_UUID_SIZE_KHR> uuid{};
-    if (::clGetDeviceInfo(id, CL_DEVICE_UUID_KHR, uuid.size(), uuid.data(), nullptr) == CL_SUCCESS) {
-      std::string text = "uuid ";
-      for (const unsigned char byte : uuid) text += fmt::format("{:02x}", byte);
-      return text;
-    }
-  }
-  if (id != nullptr && has("cl_nv_device_attribute_query")) {
-    constexpr cl_device_info pci_bus = 0x4008, pci_slot = 0x4009, pci_domain = 0x400A;  // cl_nv_device_attribute_query
-    cl_uint bus = 0, slot = 0, domain = 0;
-    if (::clGetDeviceInfo(id, pci_bus, sizeof bus, &bus, nullptr) == CL_SUCCESS &&
-        ::clGetDeviceInfo(id, pci_slot, sizeof slot, &slot, nullptr) == CL_SUCCESS &&
-        ::clGetDeviceInfo(id, pci_domain, sizeof domain, &domain, nullptr) == CL_SUCCESS)
-      return fmt::format("pci {:04x}:{:02x}:{:02x}", domain, bus, slot);
-  }
-  std::string text = device.label();
-  for (const char* variable : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"})
-    if (const char* value = std::getenv(variable)) text += fmt::format(" {}={}", variable, value);
-  return text;
-}
 
 /// The lock file of a device that ranks of one host share (the same device_identity): in the
 /// temporary folder, one per user and device, so that one user's file never stands in another's
@@ -1344,7 +1311,7 @@ int tuner_main(int argc, char** argv, const std::string& tool, const std::vector
                           {"host", place.host},
                           {"device", rc.device ? device_json(*rc.device, rc.peak) : nlohmann::json(nullptr)},
                           {"index", rc.device ? rc.device->label() : std::string()},
-                          {"identity", rc.device ? device_identity(*rc.device) : std::string()},
+                          {"identity", rc.device ? runtime::device_identity(*rc.device) : std::string()},
                           {"error", setup_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(setup_error)}};
   std::vector<nlohmann::json> ranks;
   for (const auto& text : job.all_gather(me.dump())) ranks.push_back(nlohmann::json::parse(text));

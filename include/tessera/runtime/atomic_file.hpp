@@ -1,8 +1,9 @@
 #pragma once
 // Writing a whole file so that a reader, a crash or a full disk never leaves it half-written:
 // the one home for every tool and cache that writes results (tune_*, tessera-tile, the
-// program cache).
+// program cache), and for reading such a file back whole.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,5 +33,9 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 /// special file). For tools that write their results at the end of a long run: they check
 /// first. Leaves path as it is (a probe file beside it is created and removed).
 void check_writable(const std::filesystem::path& path);
+
+/// The whole contents of path, or nothing where it cannot be opened for reading (missing, no
+/// permission): the caller names the file in its own terms (a defaults file, a shape suite).
+std::optional<std::string> read_whole_file(const std::filesystem::path& path);
 
 }  // namespace tessera::runtime

@@ -66,6 +66,12 @@ device_request device_request_from(std::string_view option_name, std::string_vie
 /// select_device with the value of TESSERA_DEVICE over list_devices().
 device_info select_device_from_environment();
 
+/// What tells a device apart from the other devices of its host, whatever each process is
+/// allowed to see of them: its UUID (cl_khr_device_uuid), else NVIDIA's PCI address, else its
+/// index and name with the variables that choose which GPUs a process sees (processes that each
+/// see "their" GPU as 0:0 under srun --gpus-per-task hold different GPUs).
+std::string device_identity(const device_info& device);
+
 /// Throws unsupported_error unless the device computes in double precision.
 void require_fp64(const device_info& device);
 
