@@ -127,6 +127,26 @@ double shape_distance(const gemm_problem_shape& call, const gemm_problem_shape& 
   return std::sqrt(dm * dm + dn * dn + dk * dk + db * db) + (same_transposes ? 0.0 : 1.0);
 }
 
+double device_fill(const gemm_params& params, int element_bytes, const gemm_problem_shape& shape,
+                   std::int64_t compute_units) {
+  const gemm_rule_values d = derive(params, element_bytes);
+  const double units = double(std::max<std::int64_t>(compute_units, 1));
+  const double m = double(std::max<std::int64_t>(shape.m, 1)), n = double(std::max<std::int64_t>(shape.n, 1));
+  const double rows = double(std::max<std::int64_t>(d.block_rows, 1)), cols = double(std::max<std::int64_t>(d.block_cols, 1));
+  const double row_tiles = std::ceil(m / rows), col_tiles = std::ceil(n / cols);
+  const double edge = (m * n) / (row_tiles * rows * col_tiles * cols);
+  const int split = chosen_split_k(params, element_bytes, shape.m, shape.n, shape.k, shape.batch, compute_units);
+  // In doubles: the work-groups of a large batched call pass 2^63 no sooner than the sizes do.
+  const double groups = row_tiles * col_tiles * double(std::max<std::int64_t>(shape.batch, 1)) * std::max(split, 1);
+  return edge * groups / (std::ceil(groups / units) * units);
+}
+
+double tuned_shape_fill_score(const gemm_params& params, int element_bytes, const gemm_problem_shape& call,
+                              const gemm_problem_shape& tuned, std::int64_t compute_units) {
+  const double there = device_fill(params, element_bytes, tuned, compute_units);
+  return device_fill(params, element_bytes, call, compute_units) / there * std::exp(-0.2 * shape_distance(call, tuned));
+}
+
 namespace {
 
 [[noreturn]] void bad_defaults(const std::string& where, const std::string& what) {
@@ -275,23 +295,43 @@ gemm_default_choice last_resort() { return {parse_gemm_params("naive wg=1x1"), n
 
 gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table, const gemm_device_key& key,
                                    const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
-                                   std::string_view precision) {
+                                   std::string_view precision, std::int64_t compute_units) {
   const std::string transposes = fmt::format("{}{}", shape.trans_a ? 't' : 'n', shape.trans_b ? 't' : 'n');
   const std::string problem_name(to_string(classify_problem(shape.m, shape.n, shape.k, shape.batch)));
+  struct candidate {
+    const gemm_default_entry* entry;
+    gemm_problem_shape tuned;
+    double distance;
+  };
+  std::vector<candidate> candidates;
   for (gemm_match_level level : levels) {
-    const gemm_default_entry* nearest = nullptr;
-    double nearest_distance = std::numeric_limits<double>::infinity();
+    candidates.clear();
     for (const auto& e : table) {
       if (!e.shape || e.precision != precision || !shape_entry_matches(e, level, key)) continue;
       if (e.element_bytes != 0 && e.element_bytes != element_bytes) continue;
       gemm_problem_shape tuned = *e.shape;
       if (e.transposes == "any") tuned.trans_a = shape.trans_a, tuned.trans_b = shape.trans_b;
       const double distance = shape_distance(shape, tuned);
-      if (distance > max_shape_distance || distance >= nearest_distance) continue;
+      if (distance > max_shape_distance) continue;
       if (!check_gemm_rules(e.params, element_bytes, limits).empty()) continue;
-      nearest = &e, nearest_distance = distance;
+      candidates.push_back({&e, tuned, distance});
     }
-    if (nearest != nullptr) return {nearest->params, nearest};
+    if (!candidates.empty()) {
+      // The nearest, the first written among equals (stable: table order).
+      std::stable_sort(candidates.begin(), candidates.end(),
+                       [](const candidate& a, const candidate& b) { return a.distance < b.distance; });
+      const candidate* chosen = &candidates.front();
+      // At its own tuned shape an entry was measured; elsewhere weigh the near ones by their fill.
+      if (compute_units > 0 && chosen->distance > 0.0) {
+        double best_score = -1.0;
+        for (const auto& c : candidates) {
+          if (c.distance > candidates.front().distance + fill_choice_reach) break;
+          const double score = tuned_shape_fill_score(c.entry->params, element_bytes, shape, c.tuned, compute_units);
+          if (score > best_score) best_score = score, chosen = &c;
+        }
+      }
+      return {chosen->entry->params, chosen->entry};
+    }
     if (const auto* e = best_class_entry(table, level, key, limits, element_bytes, transposes, problem_name, precision))
       return {e->params, e};
   }
@@ -322,7 +362,7 @@ gemm_default_choice choose_tensor_core_default(const std::vector<gemm_default_en
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes,
                                    const gemm_problem_shape& shape, std::string_view precision) {
   return choose_default(gemm_defaults_table(), describe_device(device), device_limits(device), element_bytes, shape,
-                        precision);
+                        precision, device.compute_units);
 }
 
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes, bool trans_a, bool trans_b,

@@ -175,6 +175,66 @@ TEST(GemmShapeDatabase, TheSameTransposesArePreferredAtASimilarSize) {
   EXPECT_EQ(pick(table, h200_key, {1024, 1024, 1024, 1, true, false}), text(mid_tile));
 }
 
+TEST(GemmShapeDatabase, DeviceFillCountsTheEdgeTilesAndTheLastWave) {
+  const auto big = blas::parse_gemm_params(big_tile);  // 128 x 128 of C a work-group
+  // 4096^2: 1024 work-groups, 8 waves of 132 (the last 100 of 132 full).
+  EXPECT_NEAR(blas::device_fill(big, 4, {4096, 4096, 4096}, 132), 1024.0 / 1056.0, 1e-12);
+  // 64 x 64: a quarter of one tile on one unit of 132.
+  EXPECT_NEAR(blas::device_fill(big, 4, {64, 64, 64}, 132), 0.25 / 132.0, 1e-12);
+  // 200 x 128, batch 3: 2 x 1 tiles of 128 x 128 (200 of 256 rows used), 6 work-groups on 4 units.
+  EXPECT_NEAR(blas::device_fill(big, 4, {200, 128, 64, 3}, 4), (200.0 / 256.0) * 6.0 / 8.0, 1e-12);
+  // split_k = 0 splits a long K over the idle units: its work-groups count as the tiles do.
+  auto split = big;
+  split.split_k = 0;
+  const double groups = 4.0 * blas::chosen_split_k(split, 4, 256, 256, 65536, 1, 132);
+  ASSERT_GE(groups, 132.0);
+  EXPECT_NEAR(blas::device_fill(split, 4, {256, 256, 65536}, 132), groups / (std::ceil(groups / 132.0) * 132.0), 1e-12);
+  EXPECT_NEAR(blas::device_fill(big, 4, {256, 256, 65536}, 132), 4.0 / 132.0, 1e-12);
+}
+
+// Two tuned shapes of narrow outputs: the 128-row tile won at 2048 x 64, the 64-row one at 1024 x 64.
+std::vector<blas::gemm_default_entry> narrow_database() {
+  return {tuned("NVIDIA H200", "sm_90", 2048, 64, 2048, 1, "nn", big_tile),
+          tuned("NVIDIA H200", "sm_90", 1024, 64, 2048, 1, "nn", mid_tile)};
+}
+
+std::string pick_with_units(const std::vector<blas::gemm_default_entry>& table, blas::gemm_problem_shape shape,
+                            std::int64_t compute_units) {
+  return blas::to_string(blas::choose_default(table, h200_key, gpu_limits, 4, shape, "default", compute_units).params);
+}
+
+TEST(GemmShapeDatabase, NearShapesAreWeighedByHowFullTheyKeepTheDevice) {
+  const auto table = narrow_database();
+  // 1800 x 64 is nearest 2048 x 64, whose 128-row tile gives 15 work-groups for 132 units (16
+  // where it was tuned); the 64-row tile of 1024 x 64, a little farther, gives 29 (16 there).
+  EXPECT_EQ(pick_with_units(table, {1800, 64, 2048}, 132), text(mid_tile));
+  const auto big = blas::parse_gemm_params(big_tile), mid = blas::parse_gemm_params(mid_tile);
+  EXPECT_GT(blas::tuned_shape_fill_score(mid, 4, {1800, 64, 2048}, {1024, 64, 2048}, 132),
+            blas::tuned_shape_fill_score(big, 4, {1800, 64, 2048}, {2048, 64, 2048}, 132));
+  // Without the compute units, the nearest alone.
+  EXPECT_EQ(pick_with_units(table, {1800, 64, 2048}, 0), text(big_tile));
+  // On a device of 8 units both tiles fill every wave but the last: the nearest's measurement serves.
+  EXPECT_EQ(pick_with_units(table, {1800, 64, 2048}, 8), text(big_tile));
+}
+
+TEST(GemmShapeDatabase, ATunedShapeKeepsItsOwnMeasuredEntryWhateverTheFill) {
+  const auto table = narrow_database();
+  // At 2048 x 64 the 64-row tile would give twice the work-groups of where it was tuned, but the
+  // 128-row tile was measured the faster here.
+  EXPECT_GT(blas::tuned_shape_fill_score(blas::parse_gemm_params(mid_tile), 4, {2048, 64, 2048}, {1024, 64, 2048}, 132),
+            1.0);
+  EXPECT_EQ(pick_with_units(table, {2048, 64, 2048}, 132), text(big_tile));
+  EXPECT_EQ(pick_with_units(table, {1024, 64, 2048}, 132), text(mid_tile));
+}
+
+TEST(GemmShapeDatabase, OnlyShapesWithinTheFillReachOfTheNearestAreWeighed) {
+  const auto table = narrow_database();
+  // 2600 x 64: 2048 x 64 lies 0.24 away, 1024 x 64 0.93 (beyond 0.24 + fill_choice_reach).
+  ASSERT_GT(blas::shape_distance({2600, 64, 2048}, {1024, 64, 2048}),
+            blas::shape_distance({2600, 64, 2048}, {2048, 64, 2048}) + blas::fill_choice_reach);
+  EXPECT_EQ(pick_with_units(table, {2600, 64, 2048}, 132), text(big_tile));
+}
+
 TEST(GemmShapeDatabase, ShapesBeyondTheReachOfEveryTunedOneGetTheClassEntries) {
   EXPECT_EQ(pick(h200_database(), h200_key, {8, 100000, 8}), text(vendor_tile));
   EXPECT_GT(blas::shape_distance({8, 100000, 8}, {1024, 1024, 1024}), blas::max_shape_distance);
@@ -275,15 +335,16 @@ TEST(GemmShapeDatabase, EveryPickForThousandsOfRandomShapesFitsTheDevice) {
     const blas::gemm_problem_shape shape{size(16), size(16), size(17), std::uniform_int_distribution<int>(0, 3)(random) == 0 ? size(14) : 1,
                                          bool(random() & 1), bool(random() & 1)};
     for (const auto& [key, limits] : devices)
-      for (int bytes : {4, 8}) {
-        const auto choice = blas::choose_default(table, key, limits, bytes, shape);
-        ASSERT_THAT(blas::check_gemm_rules(choice.params, bytes, limits), ::testing::ElementsAre())
-            << blas::to_string(choice.params) << " for " << key.name << " at " << shape.m << "x" << shape.n << "x"
-            << shape.k << " batch " << shape.batch;
-        ++picks;
-      }
+      for (int bytes : {4, 8})
+        for (std::int64_t compute_units : {0, 2, 132}) {  // not known (the nearest alone), a CPU's, an H200's
+          const auto choice = blas::choose_default(table, key, limits, bytes, shape, "default", compute_units);
+          ASSERT_THAT(blas::check_gemm_rules(choice.params, bytes, limits), ::testing::ElementsAre())
+              << blas::to_string(choice.params) << " for " << key.name << " at " << shape.m << "x" << shape.n << "x"
+              << shape.k << " batch " << shape.batch << " on " << compute_units << " compute units";
+          ++picks;
+        }
   }
-  EXPECT_EQ(picks, 5000u * 8 * 2);
+  EXPECT_EQ(picks, 5000u * 8 * 2 * 3);
 }
 
 TEST(GemmDefaults, UnknownDevicesGetTheGenericEntries) {

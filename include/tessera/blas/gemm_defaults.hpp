@@ -17,8 +17,11 @@
 // does. At each level:
 //   1. among the tuned shapes that match, fit the device, are of the call's element type and
 //      precision and lie within max_shape_distance of the call: the nearest in log space
-//      (shape_distance below); at equal distance the first written (a shape's shared
-//      configuration before its runner-up);
+//      (shape_distance below) when it is the call's own shape or the device's compute units are
+//      not known; else, among those within fill_choice_reach of the nearest, the one whose
+//      configuration keeps the device fullest at the call compared with at its own tuned shape
+//      (tuned_shape_fill_score below). At equal score (or distance) the nearer, then the first
+//      written (a shape's shared configuration before its runner-up);
 //   2. else among the class entries that match and are of the call's precision: the one that
 //      names most of (element type, transposes, class), the first among equals.
 // An entry whose configuration does not fit the device is skipped, so the chain always ends in
@@ -76,6 +79,28 @@ double shape_distance(const gemm_problem_shape& call, const gemm_problem_shape& 
 /// is no evidence, and the class entries of the level, then the next level, decide.
 inline constexpr double max_shape_distance = 2.5;
 
+/// The share of the device a configuration keeps busy on a shape, in (0, 1]: the useful part of
+/// its edge tiles (m x n over the tiles' rows x columns) times the last wave's quantization (the
+/// work-groups, split-K's included as chosen_split_k makes them, over whole waves of one work-group per
+/// compute unit). A model, not a measurement: it sees neither occupancy above one work-group per
+/// unit nor the cost of split-K's second kernel.
+double device_fill(const gemm_params& params, int element_bytes, const gemm_problem_shape& shape,
+                   std::int64_t compute_units);
+
+/// How much farther than the nearest tuned shape another may lie and still be weighed by its
+/// fill (in shape_distance's units: about a factor 1.6 in M or N).
+inline constexpr double fill_choice_reach = 0.5;
+
+/// A candidate's score at a call: device_fill at the call over device_fill at the shape it was
+/// tuned at (what a tile measured there gains or loses here), times exp(-0.2 x distance) (a
+/// nearer shape's measurement is the better evidence). Chosen by leave-one-shape-out replays of
+/// the H200 sweeps (gen/selection_replay.py): a tuned shape's entries hidden, the rule picks from the
+/// others, the pick's measured speed there over the best measured there; the nearest-shape rule
+/// alone had sent few-tile shapes to tiles that left most compute units idle (benchmark/RESULTS.md,
+/// issue 12).
+double tuned_shape_fill_score(const gemm_params& params, int element_bytes, const gemm_problem_shape& call,
+                              const gemm_problem_shape& tuned, std::int64_t compute_units);
+
 /// What a table entry matches on.
 enum class gemm_match_level { name, architecture, vendor, type, any };
 
@@ -115,10 +140,11 @@ struct gemm_default_choice {
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes,
                                    const gemm_problem_shape& shape, std::string_view precision = "default");
 
-/// The same over a table and a device key of the caller's (tests, tools that compare databases).
+/// The same over a table and a device key of the caller's (tests, tools that compare databases);
+/// compute_units 0 (not known): the nearest tuned shape, without the fill.
 gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table, const gemm_device_key& key,
                                    const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
-                                   std::string_view precision = "default");
+                                   std::string_view precision = "default", std::int64_t compute_units = 0);
 
 /// A call whose products may run on tensor cores (precision "tf32", "fp16" or "bf16", elements
 /// of A and B of element_bytes): choose_default of that precision, kept where its blocks give at

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Replays blas::gemm's choice of a configuration for shapes that were not tuned, on the
+measurements of tuning sweeps (tune_* --shapes --json), without a device.
+
+Leave one shape out: for each tuned shape of the sweeps, the defaults database is built by
+select_defaults.py from the sweeps without that shape's runs; gemm_pick (the C++ selection rule,
+include/tessera/blas/gemm_defaults.hpp) picks from it for the hidden shape, once by the nearest
+tuned shape alone (--compute-units 0) and once with the device's compute units (the fill rule);
+each pick scores what the sweeps measured of it at the hidden shape, as a fraction of the fastest
+configuration measured there (per sweep, then the median over the sweeps that measured it). A
+pick the sweeps never measured at that shape is counted apart ("unmeasured"), not guessed.
+
+This is the situation of a user's shape that is in no suite: its neighbours are tuned, it is
+not. It measures the rule, not the kernels: a fraction of 1.0 means the rule found the best
+configuration the search had measured there.
+
+  python3 gen/selection_replay.py SWEEP.json [...] --compute-units 132 [--json out.json] [--require 0.9]
+A SWEEP is a tune_* --json file, or gen/compare_sweeps.py's document (both of its sweeps).
+--require F: exit 1 unless the fill rule's picks (what blas::gemm does on the device) reach F of
+the best measured, as a geometric mean over the shapes where they were measured.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from select_defaults import ELEMENT_BYTES, select  # noqa: E402
+from tune_results import ResultsError, ResultsFile, Run, load_results  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_sweeps(path: Path, scratch: Path) -> list[ResultsFile]:
+    """The sweeps of a file: a tune_* --json file, or both of a compare_sweeps document's."""
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ResultsError(f"{path}: cannot be read as JSON: {e}") from e
+    if isinstance(document, dict) and "first" in document and "second" in document and "runs" not in document:
+        sweeps = []
+        for part in ("first", "second"):
+            one = scratch / f"{path.stem}.{part}.json"
+            one.write_text(json.dumps(document[part]))
+            sweeps.append(load_results(one))
+        return sweeps
+    return [load_results(path)]
+
+
+def shape_key(results: ResultsFile, run: Run) -> tuple:
+    """A tuned shape as select_defaults.py groups runs: device, element type, precision, problem."""
+    return ((run.device or results.device)["name"], results.element_type, results.precision, run.transposes,
+            run.m, run.n, run.k, run.batch)
+
+
+def usable(run: Run) -> bool:
+    return not run.partial and run.decision is not None and bool(run.ranked_configs())
+
+
+def measured_fractions(sweeps: list[ResultsFile]) -> dict[tuple, dict[str, float]]:
+    """Per tuned shape, each configuration measured there (search or default row): its speed as a
+    fraction of the fastest one of the same sweep, the median over the sweeps that measured it."""
+    samples: dict[tuple, dict[str, list[float]]] = {}
+    for results in sweeps:
+        for run in results.runs:
+            if not usable(run):
+                continue
+            rows = [r for r in run.results if r.kind in ("config", "default") and r.status == "ok"
+                    and r.median_gflops and r.configuration]
+            fastest = max(r.median_gflops for r in rows)
+            per_config = samples.setdefault(shape_key(results, run), {})
+            for r in rows:
+                per_config.setdefault(r.configuration, []).append(r.median_gflops / fastest)
+    return {key: {c: statistics.median(v) for c, v in configs.items()} for key, configs in samples.items()}
+
+
+def without_shape(sweeps: list[ResultsFile], key: tuple) -> list[ResultsFile]:
+    return [dataclasses.replace(results, runs=tuple(r for r in results.runs if shape_key(results, r) != key))
+            for results in sweeps]
+
+
+def pick(gemm_pick: Path, database: dict, key: tuple, device: dict, vendor: str, compute_units: int,
+         scratch: Path) -> str:
+    """gemm_pick's configuration for the shape of key from database."""
+    name, element_type, _, transposes, m, n, k, batch = key
+    db_path, suite_path = scratch / "database.json", scratch / "shape.json"
+    db_path.write_text(json.dumps(database))
+    suite_path.write_text(json.dumps([{"m": m, "n": n, "k": k, "batch": batch, "transposes": transposes}]))
+    command = [str(gemm_pick), "--defaults", str(db_path), "--shapes", str(suite_path), "--device-name", name,
+               "--architecture", device.get("architecture", ""), "--vendor", vendor,
+               "--type", device.get("type", "gpu"), "--compute-units", str(compute_units),
+               "--element-bytes", str(ELEMENT_BYTES[element_type])]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ResultsError(f"gemm_pick failed ({done.returncode}): {done.stderr.strip()}")
+    return json.loads(done.stdout)[0]["configuration"]
+
+
+def geometric_mean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def replay(sweeps: list[ResultsFile], gemm_pick: Path, vendor: str, compute_units: int,
+           scratch: Path) -> dict:
+    fractions = measured_fractions(sweeps)
+    devices = {(run.device or results.device)["name"]: (run.device or results.device)
+               for results in sweeps for run in results.runs}
+    rules = {"nearest": 0, "fill": compute_units}
+    shapes = []
+    for key in sorted(fractions):
+        if key[2] != "fp32":
+            continue  # the rule's tensor-core precisions take their own path (choose_tensor_core_default)
+        database, _ = select(without_shape(sweeps, key), target="replay")
+        row = {"device": key[0], "element_type": key[1], "transposes": key[3], "m": key[4], "n": key[5],
+               "k": key[6], "batch": key[7], "measured_configurations": len(fractions[key])}
+        for rule, units in rules.items():
+            chosen = pick(gemm_pick, database, key, devices[key[0]], vendor, units, scratch)
+            row[rule] = {"configuration": chosen, "fraction_of_best": fractions[key].get(chosen)}
+        shapes.append(row)
+    summary = {}
+    for rule in rules:
+        got = [s[rule]["fraction_of_best"] for s in shapes if s[rule]["fraction_of_best"] is not None]
+        summary[rule] = {"measured": len(got), "unmeasured": len(shapes) - len(got),
+                         "geometric_mean": geometric_mean(got), "minimum": min(got, default=float("nan")),
+                         "below_0_8": sum(1 for v in got if v < 0.8)}
+    both = [s for s in shapes if all(s[r]["fraction_of_best"] is not None for r in rules)]
+    for rule in rules:
+        values = [s[rule]["fraction_of_best"] for s in both]
+        summary[rule]["where_both_measured"] = {"shapes": len(values), "geometric_mean": geometric_mean(values),
+                                                "minimum": min(values, default=float("nan"))}
+    return {"compute_units": compute_units, "sources": sorted({r.path.name for r in sweeps}),
+            "summary": summary, "shapes": shapes}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sweeps", type=Path, nargs="+", help="tune_* --json files or compare_sweeps documents")
+    parser.add_argument("--compute-units", type=int, required=True, help="the measured device's compute units")
+    parser.add_argument("--vendor", default="nvidia", help="the device key's vendor (nvidia, amd, intel, pocl)")
+    parser.add_argument("--gemm-pick", type=Path, default=ROOT / "build" / "tools" / "auto_tuner" / "gemm_pick")
+    parser.add_argument("--json", type=Path, help="write the replay here")
+    parser.add_argument("--require", type=float, help="the fill rule's least geometric mean fraction of the best")
+    args = parser.parse_args(argv)
+    if args.compute_units < 1:
+        parser.error("--compute-units: at least 1")
+    if args.require is not None and not 0.0 < args.require <= 1.0:
+        parser.error(f"--require: {args.require} is out of range: a fraction above 0 and at most 1")
+    if not args.gemm_pick.exists():
+        parser.error(f"--gemm-pick: no {args.gemm_pick} (build the target gemm_pick)")
+    try:
+        with tempfile.TemporaryDirectory() as scratch_dir:
+            scratch = Path(scratch_dir)
+            sweeps = [s for path in args.sweeps for s in load_sweeps(path, scratch)]
+            result = replay(sweeps, args.gemm_pick, args.vendor, args.compute_units, scratch)
+    except ResultsError as e:
+        print(f"selection_replay: {e}", file=sys.stderr)
+        return 1
+    for s in result["shapes"]:
+        shown = "  ".join(f"{rule} {s[rule]['fraction_of_best']:.2f}" if s[rule]["fraction_of_best"] is not None
+                          else f"{rule} unmeasured" for rule in ("nearest", "fill"))
+        print(f"{s['m']}x{s['n']}x{s['k']}" + (f" batch {s['batch']}" if s["batch"] > 1 else "")
+              + f" {s['transposes']}: {shown}")
+    for rule, v in result["summary"].items():
+        w = v["where_both_measured"]
+        print(f"{rule}: {v['measured']} measured, {v['unmeasured']} unmeasured, geometric mean "
+              f"{v['geometric_mean']:.3f}, minimum {v['minimum']:.2f}, {v['below_0_8']} below 0.8; "
+              f"where both rules' picks were measured ({w['shapes']}): {w['geometric_mean']:.3f}, min {w['minimum']:.2f}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+    reached = result["summary"]["fill"]["geometric_mean"]
+    if args.require is not None and not reached >= args.require:
+        print(f"selection_replay: the fill rule's picks reach {reached:.3f} of the best measured, "
+              f"below the required {args.require}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

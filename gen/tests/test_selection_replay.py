@@ -1,0 +1,110 @@
+"""selection_replay.py: the leave-one-shape-out replay of the defaults table's selection rule."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+import selection_replay
+from test_select_defaults import DEFAULT, X, Y, finalist, run, write_results
+
+
+def a_win_at(size: int, x_gflops: float, y_gflops: float) -> dict:
+    """X beats the default (and Y) at size^3, clearly, in the search and the re-measurement."""
+    return run({X: x_gflops, Y: y_gflops}, 100.0,
+               [finalist(X, "config", 1.0e-3, 0.01e-3), finalist(Y, "config", 2.0e-3, 0.01e-3),
+                finalist(DEFAULT, "default", 3.0e-3, 0.01e-3)], "best", X, size=size)
+
+
+def test_fractions_are_per_sweep_then_the_median(tmp_path: Path) -> None:
+    first = write_results(tmp_path, [a_win_at(1024, 800.0, 400.0)], name="a.json")
+    second = write_results(tmp_path, [a_win_at(1024, 800.0, 600.0)], name="b.json")
+    third = write_results(tmp_path, [a_win_at(1024, 800.0, 700.0)], name="c.json")
+    sweeps = [s for p in (first, second, third) for s in selection_replay.load_sweeps(p, tmp_path)]
+    fractions = selection_replay.measured_fractions(sweeps)
+    key = ("NVIDIA H200", "float", "fp32", "nn", 1024, 1024, 1024, 1)
+    assert set(fractions) == {key}
+    assert fractions[key][X] == pytest.approx(1.0)
+    assert fractions[key][Y] == pytest.approx(0.75)  # the median of 0.5, 0.75, 0.875
+    assert fractions[key][DEFAULT] == pytest.approx(0.125)  # 100 of 800 in every sweep
+
+
+def test_a_compare_sweeps_document_gives_both_of_its_sweeps(tmp_path: Path) -> None:
+    one = json.loads(write_results(tmp_path, [a_win_at(512, 500.0, 250.0)], name="one.json").read_text())
+    two = json.loads(write_results(tmp_path, [a_win_at(512, 400.0, 300.0)], name="two.json").read_text())
+    compared = tmp_path / "compared.json"
+    compared.write_text(json.dumps({"comparison": {}, "first": one, "second": two}))
+    sweeps = selection_replay.load_sweeps(compared, tmp_path)
+    assert len(sweeps) == 2
+    assert [s.runs[0].m for s in sweeps] == [512, 512]
+
+
+def test_a_bad_file_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(selection_replay.ResultsError, match="bad.json"):
+        selection_replay.load_sweeps(bad, tmp_path)
+
+
+def fake_gemm_pick(tmp_path: Path) -> Path:
+    """A stand-in for the C++ gemm_pick: answers the first entry of the database it is given, and
+    keeps every database it was given (to check that the hidden shape was hidden)."""
+    script = tmp_path / "gemm_pick"
+    script.write_text(f"""#!{sys.executable}
+import json, sys
+args = sys.argv[1:]
+database = json.loads(open(args[args.index("--defaults") + 1]).read())
+shape = json.loads(open(args[args.index("--shapes") + 1]).read())[0]
+with open({str(tmp_path / "seen.jsonl")!r}, "a") as seen:
+    seen.write(json.dumps({{"shape": shape, "units": args[args.index("--compute-units") + 1],
+                           "database": database}}) + "\\n")
+print(json.dumps([dict(shape, configuration=database["entries"][0]["configuration"])]))
+""")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def test_each_shape_is_picked_from_a_database_without_it(tmp_path: Path) -> None:
+    sweep = write_results(tmp_path, [a_win_at(1024, 800.0, 400.0), a_win_at(2048, 900.0, 880.0)])
+    output = tmp_path / "replay.json"
+    assert selection_replay.main([str(sweep), "--compute-units", "132", "--gemm-pick", str(fake_gemm_pick(tmp_path)),
+                                  "--json", str(output)]) == 0
+    seen = [json.loads(line) for line in (tmp_path / "seen.jsonl").read_text().splitlines()]
+    assert len(seen) == 4  # two shapes, two rules
+    assert sorted(s["units"] for s in seen) == ["0", "0", "132", "132"]
+    for s in seen:
+        tuned = {e["shape"]["m"] for e in s["database"]["entries"] if "shape" in e}
+        assert s["shape"]["m"] not in tuned and tuned  # the other shape only
+    replayed = json.loads(output.read_text())
+    assert [s["m"] for s in replayed["shapes"]] == [1024, 2048]
+    # The other shape's winner is X: measured 1.0 of the best at both shapes.
+    assert all(s["fill"] == {"configuration": X, "fraction_of_best": 1.0} for s in replayed["shapes"])
+    assert replayed["summary"]["nearest"]["geometric_mean"] == pytest.approx(1.0)
+
+
+def test_a_failing_gemm_pick_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sweep = write_results(tmp_path, [a_win_at(1024, 800.0, 400.0), a_win_at(2048, 900.0, 880.0)])
+    broken = tmp_path / "gemm_pick"
+    broken.write_text("#!/bin/sh\necho 'gemm_pick: no such device' >&2\nexit 3\n")
+    broken.chmod(broken.stat().st_mode | stat.S_IXUSR)
+    assert selection_replay.main([str(sweep), "--compute-units", "132", "--gemm-pick", str(broken)]) == 1
+    assert "no such device" in capsys.readouterr().err
+
+
+def test_require_fails_below_the_fraction(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The fake picks X everywhere: the best at 1024 and 2048, half the best at 4096 (Y won
+    # there): a geometric mean of 0.79.
+    half = run({X: 400.0, Y: 800.0}, 100.0,
+               [finalist(Y, "config", 1.0e-3, 0.01e-3), finalist(X, "config", 2.0e-3, 0.01e-3),
+                finalist(DEFAULT, "default", 3.0e-3, 0.01e-3)], "best", Y, size=4096)
+    sweep = write_results(tmp_path, [a_win_at(1024, 800.0, 400.0), a_win_at(2048, 900.0, 880.0), half])
+    pick = str(fake_gemm_pick(tmp_path))
+    assert selection_replay.main([str(sweep), "--compute-units", "132", "--gemm-pick", pick, "--require", "0.7"]) == 0
+    assert selection_replay.main([str(sweep), "--compute-units", "132", "--gemm-pick", pick, "--require", "0.9"]) == 1
+    assert "below the required 0.9" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        selection_replay.main([str(sweep), "--compute-units", "132", "--gemm-pick", pick, "--require", "1.5"])
