@@ -31,7 +31,7 @@ case "$mode" in
              tessera_kernel_generator_tests tessera_kernel_generator_cache_tests tessera_blas_tests
              tessera_fused_gemm_tests tessera_unified_tests tessera_unified_tracing_tests tile_tests tile_cli_tests tessera-tile tessera_info_tests
              tessera-info tessera_baselines_tests tessera_auto_tuner_tests tune_nn_ci tune_nt_ci
-             tune_tn_ci tune_all_ci tune_replay tessera_gemm_round_trip)
+             tune_tn_ci tune_all_ci tune_replay gemm_pick tessera_gemm_round_trip)
     # Not run: the slow and fuzz labels (and the placeholders of the slow suites left unbuilt),
     # the install test (it builds a tree of its own), the tests that only run the compiler, and
     # the mpi label: its ranks are started by mpirun, whose OpenMPI keeps its allocations to the
