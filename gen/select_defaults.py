@@ -58,6 +58,12 @@ def _entry_key(entry: dict) -> tuple:
             shape.get("batch", 0), entry.get("precision", "default"))
 
 
+def shape_key(results: ResultsFile, run: Run) -> tuple:
+    """A tuned shape as the database groups runs: device, element type, precision, transposes, sizes."""
+    return ((run.device or results.device)["name"], results.element_type, results.precision, run.transposes,
+            run.m, run.n, run.k, run.batch)
+
+
 def _check_decision(run: Run, where: str) -> None:
     """Raises ResultsError when the recorded BEST does not follow from the recorded figures."""
     decision = run.decision
@@ -178,9 +184,7 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
                 notes.append(f"{where}: not used: no verified configuration")
             else:
                 _check_decision(run, f"{results.path}: {run.transposes} {run.size()}")
-                key = ((run.device or results.device)["name"], results.element_type, results.precision,
-                       run.transposes, run.m, run.n, run.k, run.batch)
-                groups.setdefault(key, []).append((results, run))
+                groups.setdefault(shape_key(results, run), []).append((results, run))
 
     # Per shape: the configurations that qualified in some run and lost to the default in none.
     qualified: dict[tuple, dict[str, float]] = {}

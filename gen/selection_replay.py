@@ -32,7 +32,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from select_defaults import ELEMENT_BYTES, select  # noqa: E402
+from select_defaults import ELEMENT_BYTES, select, shape_key  # noqa: E402
 from tune_results import ResultsError, ResultsFile, Run, load_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,12 +52,6 @@ def load_sweeps(path: Path, scratch: Path) -> list[ResultsFile]:
             sweeps.append(load_results(one))
         return sweeps
     return [load_results(path)]
-
-
-def shape_key(results: ResultsFile, run: Run) -> tuple:
-    """A tuned shape as select_defaults.py groups runs: device, element type, precision, problem."""
-    return ((run.device or results.device)["name"], results.element_type, results.precision, run.transposes,
-            run.m, run.n, run.k, run.batch)
 
 
 def usable(run: Run) -> bool:
@@ -86,13 +80,10 @@ def without_shape(sweeps: list[ResultsFile], key: tuple) -> list[ResultsFile]:
             for results in sweeps]
 
 
-def pick(gemm_pick: Path, database: dict, key: tuple, device: dict, vendor: str, compute_units: int,
-         scratch: Path) -> str:
-    """gemm_pick's configuration for the shape of key from database."""
-    name, element_type, _, transposes, m, n, k, batch = key
-    db_path, suite_path = scratch / "database.json", scratch / "shape.json"
-    db_path.write_text(json.dumps(database))
-    suite_path.write_text(json.dumps([{"m": m, "n": n, "k": k, "batch": batch, "transposes": transposes}]))
+def pick(gemm_pick: Path, db_path: Path, suite_path: Path, key: tuple, device: dict, vendor: str,
+         compute_units: int) -> str:
+    """gemm_pick's configuration for the one shape of suite_path (that of key) from the database."""
+    name, element_type = key[0], key[1]
     command = [str(gemm_pick), "--defaults", str(db_path), "--shapes", str(suite_path), "--device-name", name,
                "--architecture", device.get("architecture", ""), "--vendor", vendor,
                "--type", device.get("type", "gpu"), "--compute-units", str(compute_units),
@@ -118,10 +109,14 @@ def replay(sweeps: list[ResultsFile], gemm_pick: Path, vendor: str, compute_unit
         if key[2] != "fp32":
             continue  # the rule's tensor-core precisions take their own path (choose_tensor_core_default)
         database, _ = select(without_shape(sweeps, key), target="replay")
-        row = {"device": key[0], "element_type": key[1], "transposes": key[3], "m": key[4], "n": key[5],
-               "k": key[6], "batch": key[7], "measured_configurations": len(fractions[key])}
+        _, _, _, transposes, m, n, k, batch = key
+        db_path, suite_path = scratch / "database.json", scratch / "shape.json"
+        db_path.write_text(json.dumps(database))
+        suite_path.write_text(json.dumps([{"m": m, "n": n, "k": k, "batch": batch, "transposes": transposes}]))
+        row = {"device": key[0], "element_type": key[1], "transposes": transposes, "m": m, "n": n, "k": k,
+               "batch": batch, "measured_configurations": len(fractions[key])}
         for rule, units in rules.items():
-            chosen = pick(gemm_pick, database, key, devices[key[0]], vendor, units, scratch)
+            chosen = pick(gemm_pick, db_path, suite_path, key, devices[key[0]], vendor, units)
             row[rule] = {"configuration": chosen, "fraction_of_best": fractions[key].get(chosen)}
         shapes.append(row)
     summary = {}

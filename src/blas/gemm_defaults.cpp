@@ -312,26 +312,27 @@ gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table,
       gemm_problem_shape tuned = *e.shape;
       if (e.transposes == "any") tuned.trans_a = shape.trans_a, tuned.trans_b = shape.trans_b;
       const double distance = shape_distance(shape, tuned);
-      if (distance > max_shape_distance) continue;
-      if (!check_gemm_rules(e.params, element_bytes, limits).empty()) continue;
-      candidates.push_back({&e, tuned, distance});
+      if (distance <= max_shape_distance) candidates.push_back({&e, tuned, distance});
     }
-    if (!candidates.empty()) {
-      // The nearest, the first written among equals (stable: table order).
-      std::stable_sort(candidates.begin(), candidates.end(),
-                       [](const candidate& a, const candidate& b) { return a.distance < b.distance; });
-      const candidate* chosen = &candidates.front();
-      // At its own tuned shape an entry was measured; elsewhere weigh the near ones by their fill.
-      if (compute_units > 0 && chosen->distance > 0.0) {
-        double best_score = -1.0;
-        for (const auto& c : candidates) {
-          if (c.distance > candidates.front().distance + fill_choice_reach) break;
-          const double score = tuned_shape_fill_score(c.entry->params, element_bytes, shape, c.tuned, compute_units);
-          if (score > best_score) best_score = score, chosen = &c;
-        }
+    // Nearest first, the first written among equals (stable: table order). The rules are checked
+    // only for the candidates weighed: this runs at every gemm() call.
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const candidate& a, const candidate& b) { return a.distance < b.distance; });
+    const candidate* nearest = nullptr;  // the nearest that fits the device
+    const candidate* chosen = nullptr;
+    double best_score = -1.0;
+    for (const auto& c : candidates) {
+      if (nearest != nullptr && c.distance > nearest->distance + fill_choice_reach) break;
+      if (!check_gemm_rules(c.entry->params, element_bytes, limits).empty()) continue;
+      if (nearest == nullptr) {
+        nearest = chosen = &c;
+        // At its own tuned shape an entry was measured; elsewhere weigh the near ones by their fill.
+        if (compute_units <= 0 || c.distance == 0.0) break;
       }
-      return {chosen->entry->params, chosen->entry};
+      const double score = tuned_shape_fill_score(c.entry->params, element_bytes, shape, c.tuned, compute_units);
+      if (score > best_score) best_score = score, chosen = &c;
     }
+    if (chosen != nullptr) return {chosen->entry->params, chosen->entry};
     if (const auto* e = best_class_entry(table, level, key, limits, element_bytes, transposes, problem_name, precision))
       return {e->params, e};
   }
