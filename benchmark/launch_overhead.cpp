@@ -56,6 +56,48 @@ static void BM_launch_and_finish(benchmark::State& state) {
 }
 BENCHMARK(BM_launch_and_finish)->UseRealTime();
 
+// The OpenCL call alone, without tessera's kernel object: clEnqueueNDRangeKernel on the context's
+// (profiling) queue, asking for an event as every tessera launch does, and without one; and on a
+// queue of the same device without profiling. What a launch costs the driver, and what of it the
+// event and the profiling take.
+namespace {
+void raw_enqueue(benchmark::State& state, const cl::CommandQueue& queue, bool with_event) {
+  fixture f;
+  f.k.launch(f.ctx, rt::launch_range::one_d(64, 64), f.x, 0);  // the arguments stay set
+  f.ctx.finish();
+  const cl_kernel kernel = f.k.handle()();
+  const std::size_t global = 64, local = 64;
+  std::size_t launched = 0;
+  for (auto _ : state) {
+    cl_event event = nullptr;
+    const cl_int status = clEnqueueNDRangeKernel(queue(), kernel, 1, nullptr, &global, &local, 0, nullptr,
+                                                 with_event ? &event : nullptr);
+    if (status != CL_SUCCESS) state.SkipWithError("clEnqueueNDRangeKernel failed");
+    if (event != nullptr) clReleaseEvent(event);
+    if (++launched % 256 == 0) queue.finish();
+  }
+  queue.finish();
+  state.SetItemsProcessed(static_cast<std::int64_t>(launched));
+}
+}  // namespace
+
+static void BM_raw_enqueue_with_event(benchmark::State& state) {
+  raw_enqueue(state, rt::context::get().queue(), true);
+}
+BENCHMARK(BM_raw_enqueue_with_event)->UseRealTime();
+
+static void BM_raw_enqueue_no_event(benchmark::State& state) {
+  raw_enqueue(state, rt::context::get().queue(), false);
+}
+BENCHMARK(BM_raw_enqueue_no_event)->UseRealTime();
+
+static void BM_raw_enqueue_no_event_unprofiled_queue(benchmark::State& state) {
+  const rt::context& ctx = rt::context::get();
+  const cl::CommandQueue plain(ctx.cl_context(), ctx.device().handle, 0);
+  raw_enqueue(state, plain, false);
+}
+BENCHMARK(BM_raw_enqueue_no_event_unprofiled_queue)->UseRealTime();
+
 // The program cache's in-memory lookup, which every cached front door pays per expression type.
 static void BM_program_cache_memory_hit(benchmark::State& state) {
   fixture f;
@@ -104,5 +146,20 @@ static void BM_gemm_cached_small(benchmark::State& state) {
                [&] { blas::gemm(blas::transpose::none, blas::transpose::none, 1.0f, a, b, 0.0f, c); });
 }
 BENCHMARK(BM_gemm_cached_small)->UseRealTime();
+
+// GEMM split along K in 4 (two launches, the workspace lease): 8 x 8 x 256, its kernels cached.
+static void BM_gemm_cached_split_k(benchmark::State& state) {
+  namespace blas = tessera::blas;
+  const rt::matrix<float> a(std::vector<float>(8 * 256, 1.0f), 8, 256), b(std::vector<float>(256 * 8, 2.0f), 256, 8);
+  rt::matrix<float> c(8, 8);
+  const blas::gemm_params split = blas::parse_gemm_params("local item=2x2 wg=4x4 vector_width=2 split_k=4");
+  blas::gemm_arguments<float> args;
+  args.m = args.n = 8, args.k = 256;
+  args.a = &a.storage(), args.lda = 8;
+  args.b = &b.storage(), args.ldb = 256;
+  args.c = &c.storage(), args.ldc = 8;
+  enqueue_only(state, rt::context::get(), [&] { blas::gemm_with(split, args); });
+}
+BENCHMARK(BM_gemm_cached_split_k)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -46,6 +46,9 @@
 #   shapes-split      bench_gemm_shapes as shapes-bench with the shipped database, but the NVIDIA float
 #                     class entries' split chosen per call (benchmark/gemm/nvidia_classes_split_chosen.json):
 #                     shapes-split.json and shapes-split.png
+#   launch            bench_launch_overhead, three repetitions: a launch's host cost through the runtime and
+#                     each front door (GEMM unsplit and split along K), and the OpenCL call alone with and
+#                     without an event, on the profiling queue and on one without: launch.json
 #   mpi-tune          shapes-tune's sweep (tune_all --shapes, --budget 10) on one GPU, then under
 #                     `mpirun -n G` on the machine's G GPUs (one rank each), each with a cold kernel
 #                     cache of its own: mpi-tune.json ({"one": ..., "ranks": ...}: both results) and the
@@ -302,6 +305,11 @@ step_shapes-split() {
   local status=$?
   python3 gen/plot_shapes.py "$out/shapes-split.json" "$out/shapes-split.png"
   return $status
+}
+
+step_launch() {
+  targets bench_launch_overhead || return 1
+  bench 300 benchmark/bench_launch_overhead launch --benchmark_min_time=0.5 --benchmark_repetitions=3
 }
 
 step_mpi-tune() {

@@ -125,8 +125,10 @@ class tessera_implementation final : public on_opencl_device<T> {
     call_.b = &b, call_.ldb = shape.ldb(), call_.stride_b = shape.stride_b();
     call_.c = &c, call_.ldc = shape.ldc(), call_.stride_c = shape.stride_c();
     call_.batch_count = shape.batch;
+    // finish() waits for everything on the queue, so no event is made: the terms CLBlast's row is
+    // called on (a null event pointer), and cuBLAS makes none.
+    call_.event = runtime::launch_event::none;
   }
-  // The event gemm_with returns is not used: finish() waits for everything on the queue.
   void enqueue() override { blas::gemm_with(params_, call_); }
 
  private:

@@ -42,7 +42,16 @@ struct operand_shape {
   const char* stride_name;
   const char* offset_name;
   std::int64_t rows, cols;  // of the stored matrix
-  std::string rows_why;     // "trans_a = N, m = 5"
+  // What makes the rows, "trans_a = N, m = 5" (flag null: "m = 5"), formatted only for a message.
+  const char* rows_flag;
+  transpose rows_transpose;
+  const char* rows_dimension;
+  std::int64_t rows_value;
+  std::string rows_why() const {
+    return rows_flag == nullptr ? fmt::format("{} = {}", rows_dimension, rows_value)
+                                : fmt::format("{} = {}, {} = {}", rows_flag, to_char(rows_transpose), rows_dimension,
+                                              rows_value);
+  }
   // What the span's checked steps name: literals, so that a call that passes allocates nothing.
   const char* batches_name;  // "(batch_count - 1) * stride_a"
   const char* columns_name;  // "(columns of A - 1) * lda"
@@ -76,7 +85,7 @@ void check_operand(const operand_shape& s, const element_kind& element, const de
                    std::int64_t offset, std::int64_t ld, std::int64_t stride, std::int64_t batch, bool used) {
   if (ld < std::max<std::int64_t>(1, s.rows))
     fail(fmt::format("{} = {} is less than the {} rows of {} ({}); it must be at least max(1, rows)", s.ld_name, ld,
-                     s.rows, s.name, s.rows_why));
+                     s.rows, s.name, s.rows_why()));
   if (ld > int_max) fail(fmt::format("{} = {} exceeds 2^31 - 1", s.ld_name, ld));
   if (stride < 0) fail(fmt::format("{} = {} is negative", s.stride_name, stride));
   if (!used) return;
@@ -88,10 +97,6 @@ void check_operand(const operand_shape& s, const element_kind& element, const de
                      "for a {} x {} matrix need {}",
                      s.name, have, element.name, s.offset_name, offset, s.ld_name, ld, s.stride_name, stride, batch,
                      s.rows, s.cols, need));
-}
-
-std::string transpose_why(const char* flag, transpose t, const char* dim, std::int64_t value) {
-  return fmt::format("{} = {}, {} = {}", flag, to_char(t), dim, value);
 }
 
 }  // namespace
@@ -122,16 +127,14 @@ void validate(const gemm_arguments<T>& args) {
   const bool ab_used = c_used && args.k > 0;
 
   const operand_shape a{"A", "lda", "stride_a", "a_offset", ta ? args.k : args.m, ta ? args.m : args.k,
-                        ta ? transpose_why("trans_a", args.trans_a, "k", args.k)
-                           : transpose_why("trans_a", args.trans_a, "m", args.m),
+                        "trans_a", args.trans_a, ta ? "k" : "m", ta ? args.k : args.m,
                         "(batch_count - 1) * stride_a", "(columns of A - 1) * lda",
                         "the elements A spans (a_offset + (batch_count - 1) * stride_a + (columns - 1) * lda + rows)"};
   const operand_shape b{"B", "ldb", "stride_b", "b_offset", tb ? args.n : args.k, tb ? args.k : args.n,
-                        tb ? transpose_why("trans_b", args.trans_b, "n", args.n)
-                           : transpose_why("trans_b", args.trans_b, "k", args.k),
+                        "trans_b", args.trans_b, tb ? "n" : "k", tb ? args.n : args.k,
                         "(batch_count - 1) * stride_b", "(columns of B - 1) * ldb",
                         "the elements B spans (b_offset + (batch_count - 1) * stride_b + (columns - 1) * ldb + rows)"};
-  const operand_shape c{"C", "ldc", "stride_c", "c_offset", args.m, args.n, fmt::format("m = {}", args.m),
+  const operand_shape c{"C", "ldc", "stride_c", "c_offset", args.m, args.n, nullptr, transpose::none, "m", args.m,
                         "(batch_count - 1) * stride_c", "(columns of C - 1) * ldc",
                         "the elements C spans (c_offset + (batch_count - 1) * stride_c + (columns - 1) * ldc + rows)"};
   // An offset of 2^63 or more is a negative one converted to size_t: refused even where unread.
@@ -174,9 +177,6 @@ void validate(const gemm_arguments<T>& args) {
 
 namespace {
 
-// Kernel objects by OpenCL context and build options (with the epilogue's source, if any).
-runtime::kernel_cache<std::string, runtime::kernel> kernels;
-
 std::string_view family_source(gemm_family family) {
   const auto i = static_cast<std::size_t>(family);
   if (i >= std::size(gemm_families)) fail(fmt::format("gemm_params::family = {} is not a kernel family", i));
@@ -187,39 +187,60 @@ bool vector_aligned(int vw, std::size_t offset, std::int64_t ld, std::int64_t st
   return vw > 1 && offset % vw == 0 && ld % vw == 0 && (batch <= 1 || stride % vw == 0);
 }
 
+// Everything a call's kernel is built from, besides the epilogue's source: the kernel cache's key
+// (a comparison of a few integers per call, where formatting the build options cost more host time
+// than PoCL's enqueue) and the one input of kernel_options.
+struct kernel_variant {
+  gemm_params params;  // as the call runs it (for_call)
+  int element_bytes = 4;  // of T
+  operand_type operands = operand_type::float32, result = operand_type::float32;
+  bool trans_a = false, trans_b = false, wide_index = false;
+  bool a_aligned = false, b_aligned = false, c_aligned = false;
+  friend auto operator<=>(const kernel_variant&, const kernel_variant&) = default;
+};
+
 template <typename T>
-std::string kernel_options(const gemm_params& p, const gemm_arguments<T>& args) {
-  const bool ta = args.trans_a == transpose::trans, tb = args.trans_b == transpose::trans;
+kernel_variant variant_of(const gemm_params& p, const gemm_arguments<T>& args) {
+  kernel_variant v;
+  v.params = p;
+  v.element_bytes = sizeof(T);
+  v.operands = args.operands, v.result = args.result;
+  v.trans_a = args.trans_a == transpose::trans, v.trans_b = args.trans_b == transpose::trans;
   const std::int64_t batch = args.batch_count;
   // Offsets inside one matrix fit an int unless a matrix spans 2^31 elements.
   const auto extent = [](std::int64_t rows, std::int64_t cols, std::int64_t ld) {
     return rows == 0 || cols == 0 ? 0 : (cols - 1) * ld + rows;
   };
-  const std::int64_t largest = std::max({extent(ta ? args.k : args.m, ta ? args.m : args.k, args.lda),
-                                         extent(tb ? args.n : args.k, tb ? args.k : args.n, args.ldb),
-                                         extent(args.m, args.n, args.ldc)});
-  const bool wide_index = largest > int_max - 1024;
-  const int ab_bytes = operand_bytes(args.operands, sizeof(T));
+  const std::int64_t largest =
+      std::max({extent(v.trans_a ? args.k : args.m, v.trans_a ? args.m : args.k, args.lda),
+                extent(v.trans_b ? args.n : args.k, v.trans_b ? args.k : args.n, args.ldb), extent(args.m, args.n, args.ldc)});
+  v.wide_index = largest > int_max - 1024;
   // The mma family copies operands in 16-byte chunks where they are aligned to 16 bytes.
-  const int vw = p.family == gemm_family::mma ? 16 / ab_bytes : p.vector_width;
+  const int vw = p.family == gemm_family::mma ? 16 / operand_bytes(args.operands, sizeof(T)) : p.vector_width;
+  v.a_aligned = vector_aligned(vw, args.a_offset, args.lda, args.stride_a, batch);
+  v.b_aligned = vector_aligned(vw, args.b_offset, args.ldb, args.stride_b, batch);
+  v.c_aligned = vector_aligned(vw, args.c_offset, args.ldc, args.stride_c, batch);
+  return v;
+}
+
+std::string kernel_options(const kernel_variant& v) {
+  const bool is_double = v.element_bytes == 8;
+  const int ab_bytes = operand_bytes(v.operands, v.element_bytes);
   // What the call decides, then what the configuration does (gemm_params.def, gemm_rules.def).
   // A and B of 16 bits are ushort to OpenCL (MMA_INPUT says which format: 0 float in TF32, 1
   // float16, 2 bfloat16); the rules' element size is theirs.
   const auto format_of = [](operand_type type) { return type == operand_type::float16 ? 1 : 2; };
   std::string operands =
-      args.operands == operand_type::float32
+      v.operands == operand_type::float32
           ? std::string()
-          : fmt::format("-DOPERAND_REAL=ushort -DMMA_INPUT={} ", format_of(args.operands));
+          : fmt::format("-DOPERAND_REAL=ushort -DMMA_INPUT={} ", format_of(v.operands));
   // C in 16 bits: RESULT_TYPE 1 float16, 2 bfloat16 (gemm_common.cl's store).
-  if (args.result != operand_type::float32) operands += fmt::format("-DRESULT_TYPE={} ", format_of(args.result));
+  if (v.result != operand_type::float32) operands += fmt::format("-DRESULT_TYPE={} ", format_of(v.result));
   return fmt::format("-DREAL={} -DIS_DOUBLE={} {}-DTRANS_A={} -DTRANS_B={} -DIDX={} -DA_ALIGNED={} -DB_ALIGNED={} "
                      "-DC_ALIGNED={} {}",
-                     type_name<T>(), std::is_same_v<T, double> ? 1 : 0, operands, int(ta), int(tb),
-                     wide_index ? "long" : "int",
-                     int(vector_aligned(vw, args.a_offset, args.lda, args.stride_a, batch)),
-                     int(vector_aligned(vw, args.b_offset, args.ldb, args.stride_b, batch)),
-                     int(vector_aligned(vw, args.c_offset, args.ldc, args.stride_c, batch)),
-                     kernel_defines(p, ab_bytes));
+                     is_double ? type_name<double>() : type_name<float>(), int(is_double), operands, int(v.trans_a),
+                     int(v.trans_b), v.wide_index ? "long" : "int", int(v.a_aligned), int(v.b_aligned),
+                     int(v.c_aligned), kernel_defines(v.params, ab_bytes));
 }
 
 std::string program_source(gemm_family family, std::string_view epilogue_source = {}) {
@@ -233,21 +254,27 @@ std::string program_source(gemm_family family, std::string_view epilogue_source 
 // The program's main kernel, or (split-K) the kernel that sums the partial tiles.
 enum class gemm_kernel_role { main, split_k_reduce };
 
+// Kernel objects by OpenCL context, variant, role and the epilogue's source (empty for plain ones).
+struct kernel_key {
+  kernel_variant variant;
+  gemm_kernel_role role = gemm_kernel_role::main;
+  std::string epilogue_source;
+  friend auto operator<=>(const kernel_key&, const kernel_key&) = default;
+};
+runtime::kernel_cache<kernel_key, runtime::kernel> kernels;
+
 template <typename T>
 std::shared_ptr<runtime::kernel> get_kernel(const runtime::context& ctx, const gemm_params& p,
                                             const gemm_arguments<T>& args, const detail::gemm_epilogue* epilogue,
                                             gemm_kernel_role role = gemm_kernel_role::main) {
-  // The epilogue's source is part of the key: options alone name the plain kernels.
-  const std::string options = kernel_options(p, args);
-  std::string key = epilogue != nullptr ? options + std::string(epilogue->source) : options;
-  if (role == gemm_kernel_role::split_k_reduce) key += "\n#split_k_reduce";
+  kernel_key key{variant_of(p, args), role, epilogue != nullptr ? std::string(epilogue->source) : std::string()};
   return kernels.get(ctx, key, [&] {
     const gemm_family family = p.family;
-    const std::string source = program_source(family, epilogue != nullptr ? epilogue->source : std::string_view{});
+    const std::string source = program_source(family, key.epilogue_source);
     const std::string name = epilogue != nullptr
                                  ? fmt::format("gemm {} ({}) + {}", to_string(family), to_string(p), epilogue->name)
                                  : fmt::format("gemm {} ({})", to_string(family), to_string(p));
-    return ctx.programs().get(name, source, options)->make_kernel(
+    return ctx.programs().get(name, source, kernel_options(key.variant))->make_kernel(
         role == gemm_kernel_role::main ? "tessera_gemm" : "tessera_gemm_split_k_reduce");
   });
 }
@@ -273,8 +300,10 @@ template <typename T>
 cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T>& args,
               const detail::gemm_epilogue* epilogue = nullptr) {
   const std::int64_t batch = args.batch_count;
+  const bool returns_event = args.event == runtime::launch_event::returned;
   if (args.m == 0 || args.n == 0 || batch == 0) {
     cl::Event event;
+    if (!returns_event) return event;
     runtime::check_cl(ctx.queue().enqueueMarkerWithWaitList(nullptr, &event), "clEnqueueMarkerWithWaitList");
     return event;
   }
@@ -369,18 +398,18 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
         static_cast<cl_ulong>(args.stride_c), static_cast<int>(count)};
     if (epilogue != nullptr) arguments.insert(arguments.end(), epilogue->arguments.begin(), epilogue->arguments.end());
     if (split > 1) arguments.emplace_back(workspace->handle());
-    event = built->launch(ctx, range, arguments);
+    event = built->launch(ctx, range, arguments, args.event);
     if (first == 0) first_launch = event;
     ++launches;
     if (split > 1) {
       // The in-order queue runs the sum after every partial tile is written.
       reduce_range.global[2] = static_cast<std::size_t>(count);
-      event = reduce->launch(ctx, reduce_range, arguments);
+      event = reduce->launch(ctx, reduce_range, arguments, args.event);
       ++launches;
     }
   }
   // Several launches: the caller's event must cover them all, for waiting and for timing.
-  return batch > chunk ? runtime::covering_event(ctx, first_launch) : event;
+  return batch > chunk && returns_event ? runtime::covering_event(ctx, first_launch) : event;
 }
 
 }  // namespace
@@ -391,7 +420,7 @@ std::size_t launch_count() { return launches.load(); }
 template <device_scalar T>
 gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
                                const runtime::context& ctx) {
-  return {program_source(params.family), kernel_options(for_call(params, args, ctx), args)};
+  return {program_source(params.family), kernel_options(variant_of(for_call(params, args, ctx), args))};
 }
 template gemm_program_text program_text<float>(const gemm_params&, const gemm_arguments<float>&,
                                                const runtime::context&);
@@ -401,7 +430,8 @@ template gemm_program_text program_text<double>(const gemm_params&, const gemm_a
 template <device_scalar T>
 gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
                                const runtime::context& ctx, std::string_view epilogue_source) {
-  return {program_source(params.family, epilogue_source), kernel_options(for_call(params, args, ctx), args)};
+  return {program_source(params.family, epilogue_source),
+          kernel_options(variant_of(for_call(params, args, ctx), args))};
 }
 
 template <device_scalar T>

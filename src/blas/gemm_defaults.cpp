@@ -7,7 +7,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -362,8 +365,32 @@ gemm_default_choice choose_tensor_core_default(const std::vector<gemm_default_en
 
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes,
                                    const gemm_problem_shape& shape, std::string_view precision) {
-  return choose_default(gemm_defaults_table(), describe_device(device), device_limits(device), element_bytes, shape,
-                        precision, device.compute_units);
+  // Every blas::gemm call asks this. The walk over the table (case-insensitive matches, distances,
+  // the rules) took more host time than PoCL's enqueue and half of a small call's host time on an
+  // H200's host, so a pick is remembered per device and problem. The table is built once per
+  // process, so a remembered pick never goes stale. The key holds every field of the device that
+  // describe_device, device_limits and the fill rule read.
+  using memo_key = std::tuple<std::string, std::string, std::string, runtime::device_type, std::uint32_t, std::uint64_t,
+                              std::size_t, int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, bool,
+                              std::string>;
+  static std::mutex memo_mutex;
+  static std::map<memo_key, gemm_default_choice> memo;
+  // A bound on the memory a program of ever-new shapes holds: past it the memo starts over.
+  constexpr std::size_t memo_capacity = 4096;
+  memo_key k{device.platform_name, device.name, device.vendor, device.type, device.compute_units,
+             device.local_memory_bytes, device.max_work_group_size, device.nvidia_compute_capability, element_bytes,
+             shape.m, shape.n, shape.k, shape.batch, shape.trans_a, shape.trans_b, std::string(precision)};
+  {
+    std::lock_guard lock(memo_mutex);
+    if (const auto it = memo.find(k); it != memo.end()) return it->second;
+  }
+  const gemm_default_choice choice = choose_default(gemm_defaults_table(), describe_device(device),
+                                                    device_limits(device), element_bytes, shape, precision,
+                                                    device.compute_units);
+  std::lock_guard lock(memo_mutex);
+  if (memo.size() >= memo_capacity) memo.clear();
+  memo.emplace(std::move(k), choice);
+  return choice;
 }
 
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes, bool trans_a, bool trans_b,

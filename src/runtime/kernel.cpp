@@ -14,8 +14,8 @@ std::atomic<std::size_t> enqueued{0};
 
 std::size_t kernels_enqueued() { return enqueued.load(); }
 
-cl::Event kernel::launch(const context& ctx, const launch_range& range,
-                         std::span<const kernel_argument> arguments) const {
+cl::Event kernel::launch(const context& ctx, const launch_range& range, std::span<const kernel_argument> arguments,
+                         launch_event wanted) const {
   if (!mutex_) throw error("runtime::kernel: launch of a kernel that was never built");
   std::lock_guard lock(*mutex_);
   for (std::size_t index = 0; index < arguments.size(); ++index) {
@@ -25,7 +25,9 @@ cl::Event kernel::launch(const context& ctx, const launch_range& range,
       throw opencl_error("clSetKernelArg", status, fmt::format("kernel '{}', argument {}", name_, index));
   }
   cl::Event event;
+  const bool returned = wanted == launch_event::returned;
   if (range.empty()) {
+    if (!returned) return event;
     const cl_int status = ctx.queue().enqueueMarkerWithWaitList(nullptr, &event);
     if (status != CL_SUCCESS) throw opencl_error("clEnqueueMarkerWithWaitList", status, name_);
     return event;
@@ -34,7 +36,7 @@ cl::Event kernel::launch(const context& ctx, const launch_range& range,
   const std::size_t* local = has_local ? range.local.data() : nullptr;
   cl_event raw = nullptr;
   const cl_int status = ::clEnqueueNDRangeKernel(ctx.queue()(), handle_(), range.dimensions, nullptr,
-                                                 range.global.data(), local, 0, nullptr, &raw);
+                                                 range.global.data(), local, 0, nullptr, returned ? &raw : nullptr);
   if (status != CL_SUCCESS) {
     std::string detail = fmt::format("kernel '{}', global {}", name_,
                                      fmt::join(range.global.begin(), range.global.begin() + range.dimensions, "x"));
@@ -43,7 +45,7 @@ cl::Event kernel::launch(const context& ctx, const launch_range& range,
     throw opencl_error("clEnqueueNDRangeKernel", status, detail);
   }
   ++enqueued;
-  return cl::Event(raw);  // takes ownership
+  return raw != nullptr ? cl::Event(raw) : cl::Event();  // takes ownership
 }
 
 double elapsed_seconds(const cl::Event& event) {

@@ -127,6 +127,28 @@ TEST(GemmApi, ABatchSplitIntoSeveralLaunchesReturnsAnEventCoveringThemAll) {
     ASSERT_NEAR(out[i], hc[i], tessera::testing::tolerance<float>(k) * 16) << "entry " << i / (m * n);
 }
 
+// gemm_arguments::event = none: no event is made (an empty one returns), and C is written all the
+// same, by one launch, by split-K's two, by a batch split into several launches, and not at all
+// for an empty product (nothing enqueued).
+TEST(GemmApi, WithoutAnEventTheCallStillWritesC) {
+  gemm_case plain;
+  plain.m = 37, plain.n = 29, plain.k = 41, plain.event = rt::launch_event::none;
+  check_gemm<float>(std::nullopt, plain);
+  gemm_case split = plain;
+  split.m = 13, split.n = 7, split.k = 1003, split.trans_a = blas::transpose::trans;
+  check_gemm<float>(blas::parse_gemm_params("local vector_width=2 item=2x2 wg=4x4 split_k=4"), split);
+  gemm_case batched = plain;
+  batched.m = 3, batched.n = 2, batched.k = 5, batched.batch = 65535 + 3;
+  const auto launches_before = blas::detail::launch_count();
+  check_gemm<float>(blas::parse_gemm_params("naive item=1x1 wg=4x2"), batched);
+  EXPECT_EQ(blas::detail::launch_count() - launches_before, 2u);
+  gemm_case empty = plain;
+  empty.n = 0;
+  const auto enqueued_before = rt::kernels_enqueued();
+  check_gemm<float>(std::nullopt, empty);
+  EXPECT_EQ(rt::kernels_enqueued(), enqueued_before);
+}
+
 // ---- bad input ------------------------------------------------------------------------------
 
 class GemmBadInput : public ::testing::Test {

@@ -34,12 +34,13 @@ struct gemm_case {
   bool nan_in_c = false;  // fill C with NaN (use beta = 0): nothing may read it
   bool odd_ld = false;    // round each leading dimension up to an odd number (unaligned vectors)
   blas::math_mode math = blas::math_mode::exact;  // tf32: the bound allows TF32 products
+  runtime::launch_event event = runtime::launch_event::returned;  // none: the call must return an empty event
 
   std::string describe() const {
     return fmt::format("{}{} m={} n={} k={} ld pads {}/{}/{}{} batch={} gap={} offset={} alpha={} beta={}{}",
                        blas::to_char(trans_a), blas::to_char(trans_b), m, n, k, lda_pad, ldb_pad, ldc_pad,
                        odd_ld ? " (odd)" : "", batch, stride_gap, offset, alpha, beta, nan_in_c ? " C=NaN" : "") +
-           (math == blas::math_mode::tf32 ? " tf32" : "");
+           (math == blas::math_mode::tf32 ? " tf32" : "") + (event == runtime::launch_event::none ? " no event" : "");
   }
 };
 
@@ -93,8 +94,14 @@ void check_gemm(const std::optional<blas::gemm_params>& params, const gemm_case&
   args.c = &dc, args.c_offset = c.offset, args.ldc = ldc, args.stride_c = stride_c;
   args.batch_count = c.batch;
   args.math = c.math;
+  args.event = c.event;
   cl::Event event = params ? blas::gemm_with(*params, args) : blas::gemm(args);
-  event.wait();
+  if (c.event == runtime::launch_event::none) {
+    EXPECT_EQ(event(), nullptr) << "an event was made though none was asked for";
+    ctx.finish();
+  } else {
+    event.wait();
+  }
   std::vector<T> out(c0.size());
   dc.read(0, dc.bytes(), out.data());
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <thread>
 
 #include "support/test_data.hpp"
@@ -147,6 +148,24 @@ TEST(KernelLaunch, EveryLaunchIsCountedAndAnEmptyRangeIsNot) {
   k.launch(ctx, rt::launch_range::one_d(0), 1.0f, x, y, n);
   EXPECT_EQ(rt::kernels_enqueued() - before, 1u);
   ctx.finish();
+}
+
+TEST(KernelLaunch, WithoutAnEventTheKernelRunsAndIsCounted) {
+  auto& ctx = rt::context::get();
+  auto k = ctx.programs().get("axpy", axpy_source)->make_kernel("axpy");
+  const int n = 101;
+  const auto x = random_values<float>(n), y = random_values<float>(n);
+  rt::matrix<float> dx(x, n, 1), dy(y, n, 1);
+  const std::array<rt::kernel_argument, 4> arguments{2.0f, dx, dy, n};
+  const auto before = rt::kernels_enqueued();
+  const cl::Event event = k.launch(ctx, rt::launch_range::one_d(128, 64), arguments, rt::launch_event::none);
+  EXPECT_EQ(event(), nullptr);
+  const cl::Event empty = k.launch(ctx, rt::launch_range::one_d(0), arguments, rt::launch_event::none);
+  EXPECT_EQ(empty(), nullptr) << "an empty range without an event enqueues nothing, not even a marker";
+  EXPECT_EQ(rt::kernels_enqueued() - before, 1u);
+  ctx.finish();
+  const auto out = dy.to_host();
+  for (int i = 0; i < n; ++i) ASSERT_NEAR(out[i], y[i] + 2.0f * x[i], 4 * std::numeric_limits<float>::epsilon()) << i;
 }
 
 TEST(KernelLaunch, AKernelKnowsItsWorkGroupLimitAndRunsAtIt) {

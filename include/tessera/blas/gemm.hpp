@@ -10,7 +10,9 @@
 // builds the kernel once (kept in a runtime::kernel_cache) and launches it on the context's
 // queue. The call returns without waiting; the event completes when C is written, and it
 // covers every launch of the call (a batch beyond 65535 work-groups takes several):
-// runtime::elapsed_seconds on it spans them all (runtime/covering_event.hpp).
+// runtime::elapsed_seconds on it spans them all (runtime/covering_event.hpp). A call with
+// gemm_arguments::event = launch_event::none makes no event (an empty one is returned): a
+// caller that waits with clFinish or a later command saves the driver's cost of making one.
 #include <cstddef>
 #include <span>
 #include <string>
@@ -82,6 +84,10 @@ struct gemm_arguments {
   /// and written in 16 bits, rounded to nearest even once from the FP32 result; offsets and
   /// strides count its 16-bit elements. alpha and beta stay float.
   operand_type result = operand_type::float32;
+  /// launch_event::none: no event is made and gemm returns an empty one; the work is enqueued in
+  /// order all the same. An event cost 7 us of host time a launch on an H200 (runtime/kernel.hpp),
+  /// as much as the rest of a small call.
+  runtime::launch_event event = runtime::launch_event::returned;
 };
 
 /// Throws argument_error, naming the argument, unless the call is well-formed: sizes and

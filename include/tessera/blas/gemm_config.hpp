@@ -6,6 +6,7 @@
 // configuration expands every check into its own static_assert, a run-time one is checked by
 // check_gemm_rules() before a launch, and the tuner's generator (gen/) reads the same files.
 // This header needs no OpenCL, so a configuration can be checked by the compiler alone.
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -72,6 +73,8 @@ struct gemm_params {
 #include <tessera/blas/gemm_params.def>
 
   friend constexpr bool operator==(const gemm_params&, const gemm_params&) = default;
+  // An order, for caches keyed by configurations (blas::gemm's kernels).
+  friend constexpr auto operator<=>(const gemm_params&, const gemm_params&) = default;
 };
 
 // ---- the parameter table, for code that treats every parameter alike ---------------------
