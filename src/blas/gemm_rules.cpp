@@ -1,6 +1,7 @@
 #include <tessera/blas/gemm_config.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace tessera::blas {
 
@@ -38,6 +39,20 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   int split = 1;
   while (split < max_chosen_split_k && tiles * 2 * split <= 2 * units && k_tiles >= 8 * 2 * split) split *= 2;
   return split;
+}
+
+double device_fill(const gemm_params& params, int element_bytes, const gemm_problem_shape& shape,
+                   std::int64_t compute_units) {
+  const gemm_rule_values d = derive(params, element_bytes);
+  const double units = double(std::max<std::int64_t>(compute_units, 1));
+  const double m = double(std::max<std::int64_t>(shape.m, 1)), n = double(std::max<std::int64_t>(shape.n, 1));
+  const double rows = double(std::max<std::int64_t>(d.block_rows, 1)), cols = double(std::max<std::int64_t>(d.block_cols, 1));
+  const double row_tiles = std::ceil(m / rows), col_tiles = std::ceil(n / cols);
+  const double edge = (m * n) / (row_tiles * rows * col_tiles * cols);
+  const int split = chosen_split_k(params, element_bytes, shape.m, shape.n, shape.k, shape.batch, compute_units);
+  // In doubles: the work-groups of a large batched call pass 2^63 no sooner than the sizes do.
+  const double groups = row_tiles * col_tiles * double(std::max<std::int64_t>(shape.batch, 1)) * std::max(split, 1);
+  return edge * groups / (std::ceil(groups / units) * units);
 }
 
 }  // namespace tessera::blas

@@ -92,4 +92,26 @@ TEST(SearchSeeds, NearestChosenSplitWhereTheLeadersTileIsNotSplit) {
             (std::vector<blas::gemm_params>{leader}));
 }
 
+// A leader that wastes a quarter or more of the device brings the configuration of its family that
+// fills it best, the nearest to the leader among equals: at n = 16 a 128 x 64 block computes 16
+// useful columns of 64, and a 128 x 16 block all of them.
+TEST(SearchSeeds, ATileFittedToANarrowOutputFollowsALeaderThatWastesIt) {
+  const auto parse = [](const char* text) { return blas::parse_gemm_params(text); };
+  const auto wide = parse("local cache_line_bytes=64 item=8x8 wg=16x8 sg=8x4 double_buffer=1 vector_width=4");
+  const auto narrow = parse("local cache_line_bytes=64 item=8x4 wg=16x4 double_buffer=1 vector_width=4");
+  const auto small = parse("local cache_line_bytes=32 item=2x2 wg=8x8 double_buffer=1 vector_width=2");
+  const auto other_family = parse("no_local cache_line_bytes=32 item=4x4 wg=8x4 vector_width=4");
+  using tessera::auto_tuner::search_seeds;
+  // 16384 x 16: 128 blocks of 128 x 16 fill the 132 units' first wave to 0.97; the 2 x 2 items'
+  // 16 x 16 blocks fill as well, but differ from the leader in more parameters.
+  EXPECT_EQ(search_seeds({wide}, {small, other_family, wide, narrow}, 16384, 16, 4096, 1, 4, 132),
+            (std::vector<blas::gemm_params>{narrow, wide}));
+  // Wide outputs: the leader fills the device, nothing is added.
+  EXPECT_EQ(search_seeds({wide}, {small, wide, narrow}, 4096, 4096, 4096, 1, 4, 132),
+            (std::vector<blas::gemm_params>{wide}));
+  // Nothing of the leader's family fills a quarter more: nothing is added.
+  EXPECT_EQ(search_seeds({wide}, {other_family, wide}, 16384, 16, 4096, 1, 4, 132),
+            (std::vector<blas::gemm_params>{wide}));
+}
+
 }  // namespace

@@ -8,6 +8,15 @@
 
 namespace tessera::auto_tuner {
 
+namespace {
+// How many of two configurations' search features differ.
+std::size_t differing(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) count += a[i] != b[i];
+  return count;
+}
+}  // namespace
+
 std::vector<std::int64_t> search_features(const blas::gemm_params& p) {
   std::vector<std::int64_t> features{static_cast<std::int64_t>(p.family)};
   for (const auto& info : blas::gemm_param_table) {
@@ -107,15 +116,39 @@ std::vector<blas::gemm_params> search_seeds(const std::vector<blas::gemm_params>
       std::size_t nearest = std::numeric_limits<std::size_t>::max();
       for (const auto& c : configs) {
         if (c.split_k != 0) continue;
-        const auto other = search_features(c);
-        std::size_t differing = 0;
-        for (std::size_t i = 0; i < std::min(features.size(), other.size()); ++i) differing += features[i] != other[i];
-        if (differing < nearest) nearest = differing, twin = c;
+        const std::size_t count = differing(features, search_features(c));
+        if (count < nearest) nearest = count, twin = c;
       }
       if (nearest == std::numeric_limits<std::size_t>::max()) continue;
     }
     if (!held(out, twin) && blas::chosen_split_k(twin, element_bytes, m, n, k, batch, compute_units) > 1)
       out.push_back(twin);
+  }
+  // The leader's tile fitted to the output: where the leader wastes a quarter or more of the
+  // device (edge tiles mostly empty, a last wave mostly idle), the configuration of its family
+  // that fills the device best, the nearest to the leader among equals. The H200's narrow
+  // outputs led with 128 x 64 blocks, 16 useful columns of 64 at n = 16, and the spread sample
+  // did not reach the narrow blocks of the set (16384 x 16 x 4096: 0.54x cuBLAS, 2026-11-28).
+  const blas::gemm_problem_shape shape{m, n, k, batch, false, false};
+  for (const auto& leader : leaders) {
+    const double leader_fill = blas::device_fill(leader, element_bytes, shape, compute_units);
+    if (leader_fill >= 0.75) continue;
+    std::vector<double> fills(configs.size(), 0.0);
+    double best_fill = 0.0;
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      if (configs[i].family == leader.family)
+        best_fill = std::max(best_fill, fills[i] = blas::device_fill(configs[i], element_bytes, shape, compute_units));
+    if (best_fill < 1.25 * leader_fill) continue;  // nothing fills a quarter more
+    // Fills within 2% of the best count as equal: of those, the fewest parameters differing.
+    const auto features = search_features(leader);
+    const blas::gemm_params* fitted = nullptr;
+    std::size_t fewest_differing = std::numeric_limits<std::size_t>::max();
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (configs[i].family != leader.family || fills[i] < best_fill / 1.02) continue;
+      const std::size_t count = differing(features, search_features(configs[i]));
+      if (count < fewest_differing) fitted = &configs[i], fewest_differing = count;
+    }
+    if (fitted != nullptr && !held(out, *fitted)) out.push_back(*fitted);
   }
   for (const auto& leader : leaders)
     if (!held(out, leader)) out.push_back(leader);

@@ -264,6 +264,20 @@ inline constexpr int max_chosen_split_k = 256;
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::int64_t batch, std::int64_t compute_units);
 
+/// A GEMM problem as the defaults table, the selection rule and the tuner's seeds see it.
+struct gemm_problem_shape {
+  std::int64_t m = 1, n = 1, k = 1, batch = 1;
+  bool trans_a = false, trans_b = false;
+};
+
+/// The share of the device a configuration keeps busy on a shape, in (0, 1]: the useful part of
+/// its edge tiles (m x n over the tiles' rows x columns) times the last wave's quantization (the
+/// work-groups, split-K's included as chosen_split_k makes them, over whole waves of one work-group per
+/// compute unit). A model, not a measurement: it sees neither occupancy above one work-group per
+/// unit nor the cost of split-K's second kernel.
+double device_fill(const gemm_params& params, int element_bytes, const gemm_problem_shape& shape,
+                   std::int64_t compute_units);
+
 /// One broken check: its name (a rule of gemm_rules.def, or <parameter>_allowed /
 /// <parameter>_applies from gemm_params.def) and why it exists.
 struct gemm_rule_violation {

@@ -58,12 +58,6 @@ struct gemm_device_key {
 
 gemm_device_key describe_device(const runtime::device_info& device);
 
-/// A GEMM problem as the table sees it.
-struct gemm_problem_shape {
-  std::int64_t m = 1, n = 1, k = 1, batch = 1;
-  bool trans_a = false, trans_b = false;
-};
-
 /// The selection rule's distance between a call and a tuned shape: the Euclidean distance of
 /// (log m, log n, log k / 2, log batch), plus 1 when the transposes differ. Each doubling of M, N
 /// or the batch counts as much as a factor of 4 in K: how many work-groups there are (and how
@@ -78,14 +72,6 @@ double shape_distance(const gemm_problem_shape& call, const gemm_problem_shape& 
 /// alone. Beyond it a tile tuned for another regime (a 128 x 128 block for a 64 x 64 problem)
 /// is no evidence, and the class entries of the level, then the next level, decide.
 inline constexpr double max_shape_distance = 2.5;
-
-/// The share of the device a configuration keeps busy on a shape, in (0, 1]: the useful part of
-/// its edge tiles (m x n over the tiles' rows x columns) times the last wave's quantization (the
-/// work-groups, split-K's included as chosen_split_k makes them, over whole waves of one work-group per
-/// compute unit). A model, not a measurement: it sees neither occupancy above one work-group per
-/// unit nor the cost of split-K's second kernel.
-double device_fill(const gemm_params& params, int element_bytes, const gemm_problem_shape& shape,
-                   std::int64_t compute_units);
 
 /// How much farther than the nearest tuned shape another may lie and still be weighed by its
 /// fill (in shape_distance's units: about a factor 1.6 in M or N).
