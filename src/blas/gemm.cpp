@@ -211,9 +211,9 @@ kernel_variant variant_of(const gemm_params& p, const gemm_arguments<T>& args) {
   const auto extent = [](std::int64_t rows, std::int64_t cols, std::int64_t ld) {
     return rows == 0 || cols == 0 ? 0 : (cols - 1) * ld + rows;
   };
-  const std::int64_t largest =
-      std::max({extent(v.trans_a ? args.k : args.m, v.trans_a ? args.m : args.k, args.lda),
-                extent(v.trans_b ? args.n : args.k, v.trans_b ? args.k : args.n, args.ldb), extent(args.m, args.n, args.ldc)});
+  const std::int64_t largest = std::max({extent(v.trans_a ? args.k : args.m, v.trans_a ? args.m : args.k, args.lda),
+                                         extent(v.trans_b ? args.n : args.k, v.trans_b ? args.k : args.n, args.ldb),
+                                         extent(args.m, args.n, args.ldc)});
   v.wide_index = largest > int_max - 1024;
   // The mma family copies operands in 16-byte chunks where they are aligned to 16 bytes.
   const int vw = p.family == gemm_family::mma ? 16 / operand_bytes(args.operands, sizeof(T)) : p.vector_width;
