@@ -263,11 +263,11 @@ struct kernel_key {
 };
 runtime::kernel_cache<kernel_key, runtime::kernel> kernels;
 
-template <typename T>
-std::shared_ptr<runtime::kernel> get_kernel(const runtime::context& ctx, const gemm_params& p,
-                                            const gemm_arguments<T>& args, const detail::gemm_epilogue* epilogue,
+std::shared_ptr<runtime::kernel> get_kernel(const runtime::context& ctx, const kernel_variant& variant,
+                                            const detail::gemm_epilogue* epilogue,
                                             gemm_kernel_role role = gemm_kernel_role::main) {
-  kernel_key key{variant_of(p, args), role, epilogue != nullptr ? std::string(epilogue->source) : std::string()};
+  const gemm_params& p = variant.params;
+  kernel_key key{variant, role, epilogue != nullptr ? std::string(epilogue->source) : std::string()};
   return kernels.get(ctx, key, [&] {
     const gemm_family family = p.family;
     const std::string source = program_source(family, key.epilogue_source);
@@ -334,7 +334,9 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
                         (ctx.device().max_allocation_bytes > 0 &&
                          workspace_bytes > static_cast<std::int64_t>(ctx.device().max_allocation_bytes))))
     p.split_k = 1;
-  const auto built = get_kernel(ctx, p, args, epilogue);
+  // One variant for the call's kernels (the product and split-K's sum).
+  const kernel_variant variant = variant_of(p, args);
+  const auto built = get_kernel(ctx, variant, epilogue);
   const gemm_rule_values d = derive(p, ab_bytes);
   if (static_cast<std::int64_t>(built->max_work_group_size()) < d.work_group_size)
     throw unsupported_error(fmt::format(
@@ -368,7 +370,7 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
   if (split > 1) {
     lease = runtime::workspace_lease(ctx, runtime::workspace_owner::gemm);
     workspace = &lease.buffer(0, static_cast<std::size_t>(workspace_bytes));
-    reduce = get_kernel(ctx, p, args, epilogue, gemm_kernel_role::split_k_reduce);
+    reduce = get_kernel(ctx, variant, epilogue, gemm_kernel_role::split_k_reduce);
     // Work-items along M read and write neighbouring elements (coalesced).
     const std::size_t reduce_rows = 64, reduce_cols = 4;
     reduce_range.dimensions = 3;

@@ -45,7 +45,7 @@ cl::Event kernel::launch(const context& ctx, const launch_range& range, std::spa
     throw opencl_error("clEnqueueNDRangeKernel", status, detail);
   }
   ++enqueued;
-  return raw != nullptr ? cl::Event(raw) : cl::Event();  // takes ownership
+  return cl::Event(raw);  // takes ownership (null without an event: an empty one)
 }
 
 double elapsed_seconds(const cl::Event& event) {

@@ -9,11 +9,22 @@
 namespace tessera::auto_tuner {
 
 namespace {
-// How many of two configurations' search features differ.
-std::size_t differing(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
-  std::size_t count = 0;
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) count += a[i] != b[i];
-  return count;
+// The configuration of configs nearest to `to` (the fewest search features differing, the first
+// among equals) among those `admitted` takes; null when it takes none.
+template <typename Admitted>
+const blas::gemm_params* nearest_config(const blas::gemm_params& to, const std::vector<blas::gemm_params>& configs,
+                                        Admitted&& admitted) {
+  const auto features = search_features(to);
+  const blas::gemm_params* nearest = nullptr;
+  std::size_t fewest = std::numeric_limits<std::size_t>::max();
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (!admitted(i)) continue;
+    const auto other = search_features(configs[i]);
+    std::size_t count = 0;
+    for (std::size_t f = 0; f < std::min(features.size(), other.size()); ++f) count += features[f] != other[f];
+    if (count < fewest) nearest = &configs[i], fewest = count;
+  }
+  return nearest;
 }
 }  // namespace
 
@@ -112,14 +123,9 @@ std::vector<blas::gemm_params> search_seeds(const std::vector<blas::gemm_params>
     blas::gemm_params twin = leader;
     twin.split_k = 0;
     if (!held(configs, twin)) {
-      const auto features = search_features(leader);
-      std::size_t nearest = std::numeric_limits<std::size_t>::max();
-      for (const auto& c : configs) {
-        if (c.split_k != 0) continue;
-        const std::size_t count = differing(features, search_features(c));
-        if (count < nearest) nearest = count, twin = c;
-      }
-      if (nearest == std::numeric_limits<std::size_t>::max()) continue;
+      const auto* split = nearest_config(leader, configs, [&](std::size_t i) { return configs[i].split_k == 0; });
+      if (split == nullptr) continue;
+      twin = *split;
     }
     if (!held(out, twin) && blas::chosen_split_k(twin, element_bytes, m, n, k, batch, compute_units) > 1)
       out.push_back(twin);
@@ -130,24 +136,20 @@ std::vector<blas::gemm_params> search_seeds(const std::vector<blas::gemm_params>
   // outputs led with 128 x 64 blocks, 16 useful columns of 64 at n = 16, and the spread sample
   // did not reach the narrow blocks of the set (16384 x 16 x 4096: 0.54x cuBLAS, 2026-11-28).
   const blas::gemm_problem_shape shape{m, n, k, batch, false, false};
+  std::vector<double> fills;  // of every configuration, computed once, where a leader needs them
   for (const auto& leader : leaders) {
     const double leader_fill = blas::device_fill(leader, element_bytes, shape, compute_units);
     if (leader_fill >= 0.75) continue;
-    std::vector<double> fills(configs.size(), 0.0);
+    if (fills.empty())
+      for (const auto& c : configs) fills.push_back(blas::device_fill(c, element_bytes, shape, compute_units));
     double best_fill = 0.0;
     for (std::size_t i = 0; i < configs.size(); ++i)
-      if (configs[i].family == leader.family)
-        best_fill = std::max(best_fill, fills[i] = blas::device_fill(configs[i], element_bytes, shape, compute_units));
+      if (configs[i].family == leader.family) best_fill = std::max(best_fill, fills[i]);
     if (best_fill < 1.25 * leader_fill) continue;  // nothing fills a quarter more
     // Fills within 2% of the best count as equal: of those, the fewest parameters differing.
-    const auto features = search_features(leader);
-    const blas::gemm_params* fitted = nullptr;
-    std::size_t fewest_differing = std::numeric_limits<std::size_t>::max();
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      if (configs[i].family != leader.family || fills[i] < best_fill / 1.02) continue;
-      const std::size_t count = differing(features, search_features(configs[i]));
-      if (count < fewest_differing) fitted = &configs[i], fewest_differing = count;
-    }
+    const auto* fitted = nearest_config(leader, configs, [&](std::size_t i) {
+      return configs[i].family == leader.family && fills[i] >= best_fill / 1.02;
+    });
     if (fitted != nullptr && !held(out, *fitted)) out.push_back(*fitted);
   }
   for (const auto& leader : leaders)
