@@ -9,7 +9,10 @@ architecture, element_bytes, transposes, m, n, k, batch, precision, configuratio
 level is "name", its "architecture" (optional) lets it serve every device of that architecture,
 its "precision" (optional, "default") is the arithmetic it was tuned for. An entry without one
 is a problem class: TESSERA_GEMM_DEFAULT(level, match, element_bytes, transposes, problem,
-configuration, origin)."""
+configuration, origin). A tuned shape's entry of "role" "measured" (select_defaults.py
+--measured) is one configuration of the database timed at that shape, "gflops" its speed there:
+TESSERA_GEMM_MEASURED(match, architecture, element_bytes, transposes, m, n, k, batch, precision,
+configuration, gflops, origin), the evidence of the selection rule's measured step."""
 from __future__ import annotations
 
 import argparse
@@ -51,6 +54,17 @@ def check_entry(e: dict, where: str) -> None:
         _quoted(e[key], f"{where}.{key}")
     if "shape" in e:
         check_shape_entry(e, where)
+    if e.get("role", "tuned") not in ("tuned", "measured"):
+        raise DefaultsError(f"{where}.role: expected 'tuned' or 'measured', got {e.get('role')!r}")
+    if "gflops" in e:
+        gflops = e["gflops"]
+        if isinstance(gflops, bool) or not isinstance(gflops, (int, float)) or not 0 <= gflops < float("inf"):
+            raise DefaultsError(f"{where}.gflops: expected a finite number of at least 0, got {gflops!r}")
+    if e.get("role") == "measured":
+        if "shape" not in e:
+            raise DefaultsError(f"{where}.shape: a measured entry is a tuned shape's: expected its shape")
+        if not isinstance(e.get("gflops"), (int, float)) or isinstance(e.get("gflops"), bool) or not e["gflops"] > 0:
+            raise DefaultsError(f"{where}.gflops: a measured entry's GFLOP/s: expected a number above 0")
 
 
 def check_shape_entry(e: dict, where: str) -> None:
@@ -87,6 +101,14 @@ def render(files: list[Path]) -> str:
         for i, e in enumerate(entries):
             where = f"{path}: $.entries[{i}]"
             check_entry(e, where)
+            if e.get("role") == "measured":
+                shape = e["shape"]
+                lines.append(
+                    f"TESSERA_GEMM_MEASURED({_quoted(e['match'], where)}, {_quoted(e.get('architecture', ''), where)}, "
+                    f"{e['element_bytes']}, {_quoted(e['transposes'], where)}, {shape['m']}, {shape['n']}, "
+                    f"{shape['k']}, {shape['batch']}, {_quoted(e.get('precision', 'default'), where)}, "
+                    f"{_quoted(e['configuration'], where)}, {float(e['gflops'])!r}, {_quoted(e['origin'], where)})")
+                continue
             if "shape" in e:
                 shape = e["shape"]
                 lines.append(

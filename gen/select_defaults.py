@@ -24,6 +24,12 @@ device that measured it in measured_by) go to each device's entries. Runs that w
 stopped (partial), written by an older tune_* without the finalists' re-measurement, or tuned
 with a fused epilogue are not used, and the script says so. Entries of the file for other
 shapes, devices, and the problem-class entries written before the shape database, are kept.
+
+--measured RUNS: runs of a tuner built with the database's configurations alone
+(gen/database_tuning_set.py, no --budget; scripts/gpu-run.sh selection-matrix): each tuned shape
+they timed gets one entry of role "measured" per configuration timed there, with its GFLOP/s (its
+earlier measured entries replaced). The selection rule's measured step weighs them at untuned
+shapes; shapes of the runs that have no tuned entry are left out.
 """
 from __future__ import annotations
 
@@ -53,9 +59,54 @@ def _table_precision(precision: str) -> str:
 
 def _entry_key(entry: dict) -> tuple:
     shape = entry.get("shape") or {}
-    return (entry.get("level"), entry.get("match"), entry.get("element_bytes"), entry.get("transposes"),
-            entry.get("problem") if not shape else "", shape.get("m", 0), shape.get("n", 0), shape.get("k", 0),
-            shape.get("batch", 0), entry.get("precision", "default"))
+    key = (entry.get("level"), entry.get("match"), entry.get("element_bytes"), entry.get("transposes"),
+           entry.get("problem") if not shape else "", shape.get("m", 0), shape.get("n", 0), shape.get("k", 0),
+           shape.get("batch", 0), entry.get("precision", "default"))
+    return key + ("measured", entry.get("configuration")) if entry.get("role") == "measured" else key
+
+
+def _add_measurements(entries: dict, measured_files: list[ResultsFile], notes: list[str]) -> None:
+    """Replaces the measured entries of each tuned shape that the measured files timed: one per
+    configuration timed there (verified), with its GFLOP/s. Shapes without a tuned entry are left
+    out: the measured rule weighs the evidence of tuned shapes alone."""
+    tuned = {key[:10] for key, e in entries.items() if e.get("shape") and e.get("role", "tuned") == "tuned"}
+    replaced: set[tuple] = set()
+    for results in measured_files:
+        for run in results.runs:
+            where = f"{results.path.name} {run.transposes} {run.size()}"
+            device = run.device or results.device
+            prefix = ("name", device["name"], _element_bytes(results), run.transposes, "", run.m, run.n, run.k,
+                      run.batch, _table_precision(results.precision))
+            if run.partial:
+                notes.append(f"{where}: measurements not used: the run was stopped before it was complete")
+                continue
+            if prefix not in tuned:
+                continue  # an untuned shape of the matrix (held out): evidence for no tuned entry
+            timed: dict[str, float] = {}
+            for r in run.results:
+                if r.kind in ("config", "default") and r.status == "ok" and r.configuration and r.median_gflops:
+                    timed[r.configuration] = max(r.median_gflops, timed.get(r.configuration, 0.0))
+            if not timed:
+                notes.append(f"{where}: measurements not used: no verified configuration")
+                continue
+            if prefix not in replaced:
+                for key in [key for key, e in entries.items() if e.get("role") == "measured" and key[:10] == prefix]:
+                    del entries[key]
+                replaced.add(prefix)
+            for configuration, gflops in timed.items():
+                entry = {
+                    "level": "name", "match": device["name"], "element_bytes": _element_bytes(results),
+                    "transposes": run.transposes, "problem": run.problem_class,
+                    "shape": {"m": run.m, "n": run.n, "k": run.k, "batch": run.batch},
+                    "precision": _table_precision(results.precision), "role": "measured",
+                    "configuration": configuration, "gflops": round(gflops, 1),
+                    "origin": f"measured {results.date[:10]} on {device['name']} at {run.size()}: "
+                              f"one of {len(timed)} configurations timed there",
+                }
+                if device.get("architecture"):
+                    entry["architecture"] = device["architecture"]
+                entries[prefix + ("measured", configuration)] = entry
+            notes.append(f"{where}: {len(timed)} configurations measured")
 
 
 def shape_key(results: ResultsFile, run: Run) -> tuple:
@@ -167,9 +218,10 @@ def _default_entry(runs: list[tuple[ResultsFile, Run]]) -> dict | None:
 
 
 def select(results_files: list[ResultsFile], target: str, existing: dict | None = None,
-           within: float = 0.03) -> tuple[dict, list[str]]:
+           within: float = 0.03, measured_files: list[ResultsFile] | None = None) -> tuple[dict, list[str]]:
     """The new defaults document and, for each tuned shape (and each run not used), a line
-    saying what was decided and why."""
+    saying what was decided and why. measured_files: runs that timed the database's
+    configurations at tuned shapes (a tuner built with database_tuning_set.py's set, no budget)."""
     notes: list[str] = []
     groups: dict[tuple, list[tuple[ResultsFile, Run]]] = {}
     for results in results_files:
@@ -244,7 +296,10 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
             notes.append(f"{what}: wrote {', then '.join(e['configuration'] for e in written)}"
                          + (f" in place of {', '.join(previous)}" if previous else "")
                          + f": it beat the default ({written[0]['origin']})")
-    sources = sorted({*((existing or {}).get("sources", [])), *(r.path.name for r in results_files)})
+    if measured_files:
+        _add_measurements(entries, measured_files, notes)
+    sources = sorted({*((existing or {}).get("sources", [])),
+                      *(r.path.name for r in [*results_files, *(measured_files or [])])})
     document = {"target": target, "generated_by": "gen/select_defaults.py", "sources": sources,
                 "entries": [entries[k] for k in sorted(entries, key=lambda k: tuple(str(x) for x in k))]}
     return document, notes
@@ -269,6 +324,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("results", type=Path, nargs="+", help="JSON written by tune_* --json")
     parser.add_argument("--target", required=True, help="name of the defaults file, e.g. nvidia_gpu")
     parser.add_argument("--output_dir", type=Path, default=Path(__file__).resolve().parent.parent / "configs" / "defaults")
+    parser.add_argument("--measured", type=Path, nargs="+", default=[],
+                        help="tune_* --json runs of the database's configurations alone (gen/database_tuning_set.py): "
+                             "each tuned shape they timed gets its measured entries, the selection rule's evidence")
     parser.add_argument("--within", type=float, default=0.03,
                         help="how far below a shape's best a configuration may be and still be written (0.03: 3%%)")
     args = parser.parse_args(argv)
@@ -278,14 +336,15 @@ def main(argv: list[str] | None = None) -> int:
     out = args.output_dir / f"{args.target}.json"
     try:
         loaded = [load_results(p) for p in args.results]
-        for results in loaded:
+        measured = [load_results(p) for p in args.measured]
+        for results in loaded + measured:
             if results.epilogue is not None:
                 raise ResultsError(f"{results.path}: $.epilogue is {results.epilogue!r}: tuned with a fused epilogue, "
                                    "but the defaults table holds plain-GEMM configurations (tune without --epilogue)")
         existing = _read_existing(out)
         if not 0.0 <= args.within < 1.0:
             raise ResultsError(f"--within {args.within}: expected a fraction from 0 to below 1")
-        document, notes = select(loaded, args.target, existing, args.within)
+        document, notes = select(loaded, args.target, existing, args.within, measured)
         for i, entry in enumerate(document["entries"]):
             check_entry(entry, f"{out}: $.entries[{i}]")
     except (ResultsError, DefaultsError) as e:

@@ -18,6 +18,17 @@ configuration the search had measured there.
 A SWEEP is a tune_* --json file, or gen/compare_sweeps.py's document (both of its sweeps).
 --require F: exit 1 unless the fill rule's picks (what blas::gemm does on the device) reach F of
 the best measured, as a geometric mean over the shapes where they were measured.
+
+With --matrix DATABASE (a defaults file with measured entries, select_defaults.py --measured),
+the SWEEP is a matrix: every configuration of DATABASE timed at every shape (scripts/gpu-run.sh
+selection-matrix), so that every pick was measured. Shapes of the matrix with no entry in the
+database (held out, drawn at random) get their picks from the whole database; each tuned shape
+from the database without that shape's entries (tuned and measured). Each pick scores its speed
+there over the fastest configuration timed there, for two rules: "fill" (the database without
+its measured entries: the nearest shapes' winners weighed by fill) and "measured" (the whole
+database: what blas::gemm does).
+
+  python3 gen/selection_replay.py MATRIX.json --matrix DATABASE.json --compute-units 132 [--json out.json]
 """
 from __future__ import annotations
 
@@ -80,18 +91,32 @@ def without_shape(sweeps: list[ResultsFile], key: tuple) -> list[ResultsFile]:
             for results in sweeps]
 
 
-def pick(gemm_pick: Path, db_path: Path, suite_path: Path, key: tuple, device: dict, vendor: str,
-         compute_units: int) -> str:
-    """gemm_pick's configuration for the one shape of suite_path (that of key) from the database."""
-    name, element_type = key[0], key[1]
+def run_gemm_pick(gemm_pick: Path, db_path: Path, suite_path: Path, name: str, device: dict, vendor: str,
+                  compute_units: int, element_bytes: int) -> list[str]:
+    """gemm_pick's configuration for each shape of suite_path from the database at db_path."""
     command = [str(gemm_pick), "--defaults", str(db_path), "--shapes", str(suite_path), "--device-name", name,
                "--architecture", device.get("architecture", ""), "--vendor", vendor,
                "--type", device.get("type", "gpu"), "--compute-units", str(compute_units),
-               "--element-bytes", str(ELEMENT_BYTES[element_type])]
+               "--element-bytes", str(element_bytes)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise ResultsError(f"gemm_pick failed ({done.returncode}): {done.stderr.strip()}")
-    return json.loads(done.stdout)[0]["configuration"]
+    return [row["configuration"] for row in json.loads(done.stdout)]
+
+
+def pick(gemm_pick: Path, db_path: Path, suite_path: Path, key: tuple, device: dict, vendor: str,
+         compute_units: int) -> str:
+    """gemm_pick's configuration for the one shape of suite_path (that of key) from the database."""
+    return run_gemm_pick(gemm_pick, db_path, suite_path, key[0], device, vendor, compute_units,
+                         ELEMENT_BYTES[key[1]])[0]
+
+
+def shape_line(s: dict, rules: tuple[str, ...]) -> str:
+    """One replayed shape: its sizes, then each rule's fraction of the best measured there."""
+    shown = "  ".join(f"{rule} {s[rule]['fraction_of_best']:.2f}" if s[rule]["fraction_of_best"] is not None
+                      else f"{rule} unmeasured" for rule in rules)
+    return (f"{s['m']}x{s['n']}x{s['k']}" + (f" batch {s['batch']}" if s["batch"] > 1 else "")
+            + f" {s['transposes']}: {shown}")
 
 
 def geometric_mean(values: list[float]) -> float:
@@ -134,6 +159,68 @@ def replay(sweeps: list[ResultsFile], gemm_pick: Path, vendor: str, compute_unit
             "summary": summary, "shapes": shapes}
 
 
+def _picks(gemm_pick: Path, database: dict, shapes: list[tuple], device: dict, name: str, vendor: str,
+           compute_units: int, scratch: Path) -> list[str]:
+    """gemm_pick's configurations for shapes (transposes, m, n, k, batch) from database."""
+    db_path, suite_path = scratch / "database.json", scratch / "shapes.json"
+    db_path.write_text(json.dumps(database))
+    suite_path.write_text(json.dumps([{"m": m, "n": n, "k": k, "batch": b, "transposes": t} for t, m, n, k, b in shapes]))
+    return run_gemm_pick(gemm_pick, db_path, suite_path, name, device, vendor, compute_units, 4)
+
+
+def matrix_replay(matrix: ResultsFile, database: dict, gemm_pick: Path, vendor: str, compute_units: int,
+                  scratch: Path) -> dict:
+    """The fill and measured rules' picks scored on a matrix (module docstring)."""
+    timed: dict[tuple, dict[str, float]] = {}
+    for run in matrix.runs:
+        if run.partial:
+            continue
+        rows = {r.configuration: r.median_gflops for r in run.results
+                if r.kind in ("config", "default") and r.status == "ok" and r.configuration and r.median_gflops}
+        if rows:
+            timed[(run.transposes, run.m, run.n, run.k, run.batch)] = rows
+    device = matrix.device
+    name = device["name"]
+    entries = [e for e in database.get("entries", []) if e.get("precision", "default") == "default"
+               and e.get("element_bytes") in (0, 4)]
+
+    def shape_of(e: dict) -> tuple | None:
+        s = e.get("shape")
+        return (e["transposes"], s["m"], s["n"], s["k"], s["batch"]) if s and e.get("match") in name else None
+
+    tuned = {shape_of(e) for e in entries if shape_of(e) is not None}
+    rules = {"fill": lambda es: [e for e in es if e.get("role") != "measured"], "measured": lambda es: es}
+    rows_out = []
+    untuned = [key for key in timed if key not in tuned]
+    picks = {rule: _picks(gemm_pick, {"entries": keep(entries)}, untuned, device, name, vendor, compute_units, scratch)
+             for rule, keep in rules.items()}
+    for i, key in enumerate(untuned):
+        rows_out.append({"shape": key, "group": "untuned", **{rule: picks[rule][i] for rule in rules}})
+    for key in sorted(k for k in timed if k in tuned):
+        others = [e for e in entries if shape_of(e) != key]
+        rows_out.append({"shape": key, "group": "left out", **{
+            rule: _picks(gemm_pick, {"entries": keep(others)}, [key], device, name, vendor, compute_units, scratch)[0]
+            for rule, keep in rules.items()}})
+    shapes, summary = [], {}
+    for row in rows_out:
+        key = row["shape"]
+        best = max(timed[key].values())
+        shapes.append({"transposes": key[0], "m": key[1], "n": key[2], "k": key[3], "batch": key[4],
+                       "group": row["group"], **{rule: {"configuration": row[rule],
+                                                         "fraction_of_best": (timed[key][row[rule]] / best
+                                                                              if row[rule] in timed[key] else None)}
+                                                  for rule in rules}})
+    for group in ("untuned", "left out"):
+        for rule in rules:
+            got = [s[rule]["fraction_of_best"] for s in shapes if s["group"] == group]
+            measured = [v for v in got if v is not None]
+            summary[f"{group}, {rule}"] = {"shapes": len(got), "unmeasured": len(got) - len(measured),
+                                           "geometric_mean": geometric_mean(measured),
+                                           "minimum": min(measured, default=float("nan")),
+                                           "below_0_8": sum(1 for v in measured if v < 0.8)}
+    return {"compute_units": compute_units, "matrix": matrix.path.name, "summary": summary, "shapes": shapes}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sweeps", type=Path, nargs="+", help="tune_* --json files or compare_sweeps documents")
@@ -142,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gemm-pick", type=Path, default=ROOT / "build" / "tools" / "auto_tuner" / "gemm_pick")
     parser.add_argument("--json", type=Path, help="write the replay here")
     parser.add_argument("--require", type=float, help="the fill rule's least geometric mean fraction of the best")
+    parser.add_argument("--matrix", type=Path, metavar="DATABASE",
+                        help="the one SWEEP is a matrix of this database's configurations (module docstring)")
     args = parser.parse_args(argv)
     if args.compute_units < 1:
         parser.error("--compute-units: at least 1")
@@ -149,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--require: {args.require} is out of range: a fraction above 0 and at most 1")
     if not args.gemm_pick.exists():
         parser.error(f"--gemm-pick: no {args.gemm_pick} (build the target gemm_pick)")
+    if args.matrix is not None:
+        return _main_matrix(args)
     try:
         with tempfile.TemporaryDirectory() as scratch_dir:
             scratch = Path(scratch_dir)
@@ -158,10 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"selection_replay: {e}", file=sys.stderr)
         return 1
     for s in result["shapes"]:
-        shown = "  ".join(f"{rule} {s[rule]['fraction_of_best']:.2f}" if s[rule]["fraction_of_best"] is not None
-                          else f"{rule} unmeasured" for rule in ("nearest", "fill"))
-        print(f"{s['m']}x{s['n']}x{s['k']}" + (f" batch {s['batch']}" if s["batch"] > 1 else "")
-              + f" {s['transposes']}: {shown}")
+        print(shape_line(s, ("nearest", "fill")))
     for rule, v in result["summary"].items():
         w = v["where_both_measured"]
         print(f"{rule}: {v['measured']} measured, {v['unmeasured']} unmeasured, geometric mean "
@@ -174,6 +262,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"selection_replay: the fill rule's picks reach {reached:.3f} of the best measured, "
               f"below the required {args.require}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _main_matrix(args: argparse.Namespace) -> int:
+    if len(args.sweeps) != 1:
+        print("selection_replay: --matrix: give the one matrix run", file=sys.stderr)
+        return 1
+    try:
+        database = json.loads(args.matrix.read_text())
+        if not isinstance(database, dict) or not isinstance(database.get("entries"), list):
+            raise ResultsError(f"{args.matrix}: $.entries: expected a list (is this a defaults file?)")
+        with tempfile.TemporaryDirectory() as scratch_dir:
+            result = matrix_replay(load_results(args.sweeps[0]), database, args.gemm_pick, args.vendor,
+                                   args.compute_units, Path(scratch_dir))
+    except (OSError, json.JSONDecodeError, ResultsError) as e:
+        print(f"selection_replay: {e}", file=sys.stderr)
+        return 1
+    for s in result["shapes"]:
+        print(f"{s['group']:8s} " + shape_line(s, ("fill", "measured")))
+    for what, v in result["summary"].items():
+        print(f"{what}: {v['shapes']} shapes ({v['unmeasured']} picks unmeasured), geometric mean "
+              f"{v['geometric_mean']:.3f}, minimum {v['minimum']:.2f}, {v['below_0_8']} below 0.8")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
     return 0
 
 

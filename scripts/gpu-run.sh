@@ -35,17 +35,22 @@
 #                     baseline row verified, and the CLBlast row within 15% of an independent
 #                     wall-clock timing of CLBlastSgemm + clFinish (clblast_wall_clock);
 #                     TESSERA_CHECK_SHAPES="MxNxK ..." for other shapes
-#   shapes-tune       tune_all --budget over the shipped tuning suites (configs/shapes/, all but
-#                     held_out.json and cpu.json; under 10 minutes with the build), then
+#   shapes-tune       tune_all --budget over the shipped tuning suites (configs/shapes/, all but the
+#                     untuned held_out.json and untuned_random.json, and cpu.json; under 10 minutes
+#                     with the build), then
 #                     select_defaults.py: shapes-tune.json (the run) and nvidia_gpu.json (the new
 #                     database, to commit as configs/defaults/nvidia_gpu.json) in $OUT
-#   shapes-bench      bench_gemm_shapes over every GPU suite and held_out.json: tessera with the
-#                     defaults (the shapes-tune database of this machine when there is one, else
+#   shapes-bench      bench_gemm_shapes over every GPU suite, held_out.json and untuned_random.json:
+#                     tessera with the defaults (the shapes-tune database of this machine when there is one, else
 #                     the shipped ones; TESSERA_SHAPES_SHIPPED=1 forces those), CLBlast, OpenBLAS,
 #                     cuBLAS: shapes-bench.json and shapes-bench.png
 #   shapes-split      bench_gemm_shapes as shapes-bench with the shipped database, but the NVIDIA float
 #                     class entries' split chosen per call (benchmark/gemm/nvidia_classes_split_chosen.json):
 #                     shapes-split.json and shapes-split.png
+#   selection-matrix  tune_all rebuilt with the configurations of the database (as shapes-bench picks
+#                     it) alone, measuring each at every shape of the GPU suites, held_out.json and
+#                     untuned_random.json, no budget: selection-matrix.json, and the database as
+#                     selection-matrix-database.json (gen/selection_replay.py --database reads both)
 #   launch            bench_launch_overhead, three repetitions: a launch's host cost through the runtime and
 #                     each front door (GEMM unsplit and split along K), and the OpenCL call alone with and
 #                     without an event, on the profiling queue and on one without: launch.json
@@ -65,7 +70,7 @@ build=${TESSERA_GPU_BUILD:-/tmp/tessera-gpu-build}
 jobs=$(nproc)
 export TESSERA_DEVICE=${TESSERA_DEVICE:-gpu} TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-/tmp/tessera-gpu-cache}
 mkdir -p "$out"
-usage() { grep '^#' "$0" | sed -n '2,50p'; exit 2; }
+usage() { grep '^#' "$0" | sed -n '2,70p'; exit 2; }
 [ $# -gt 0 ] || usage
 [ $# -le 3 ] || { echo "gpu-run: at most three steps per call (8 files come back)"; exit 2; }
 
@@ -270,7 +275,9 @@ EOF
 }
 
 shape_suites=(configs/shapes/square.json configs/shapes/transformer.json configs/shapes/convolution.json
-              configs/shapes/tall_skinny.json configs/shapes/batched_small.json)
+              configs/shapes/tall_skinny.json configs/shapes/batched_small.json configs/shapes/backward.json)
+# Shapes no suite tunes: the benchmark's check of the selection rule away from the tuned shapes.
+untuned_suites=(configs/shapes/held_out.json configs/shapes/untuned_random.json)
 shapes_database=$build/shapes/nvidia_gpu.json
 step_shapes-tune() {
   targets tune_all || return 1
@@ -291,16 +298,38 @@ step_shapes-bench() {
   [ -f "$shapes_database" ] && [ -z "${TESSERA_SHAPES_SHIPPED:-}" ] && database=$shapes_database
   echo "defaults: ${database:-the shipped configs/defaults/nvidia_gpu.json}"
   TESSERA_GEMM_DEFAULTS=$database timeout 560 "$build/benchmark/gemm/bench_gemm_shapes" \
-    --shapes "${shape_suites[@]}" configs/shapes/held_out.json --reps 5 --json "$out/shapes-bench.json"
+    --shapes "${shape_suites[@]}" "${untuned_suites[@]}" --reps 5 --json "$out/shapes-bench.json"
   local status=$?
   python3 gen/plot_shapes.py "$out/shapes-bench.json" "$out/shapes-bench.png"
+  return $status
+}
+
+# Every configuration of the database (the shapes-tune one of this machine when there is one, else
+# the shipped one) measured at every shape, tuned and untuned: the matrix on which
+# gen/selection_replay.py --database scores the selection rule at shapes it did not see. The
+# build's tuner is built again with the database's configurations alone, and configured back after.
+step_selection-matrix() {
+  local database=$shapes_database set=$build/selection-matrix-set.json status=0
+  [ -f "$database" ] && [ -z "${TESSERA_SHAPES_SHIPPED:-}" ] || database=configs/defaults/nvidia_gpu.json
+  echo "database: $database"
+  configure && python3 gen/database_tuning_set.py "$database" --output "$set" || return 1
+  cmake -S . -B "$build" -DTUNING_CONFIG="$set" > /dev/null && cmake --build "$build" -j"$jobs" --target tune_all || status=1
+  if [ $status -eq 0 ]; then
+    local start=$SECONDS
+    timeout -s TERM "${TESSERA_MATRIX_SECONDS:-460}" "$build/tools/auto_tuner/tune_all" \
+      --shapes "${untuned_suites[@]}" "${shape_suites[@]}" --reps 3 --rounds 3 --finalists 1 \
+      --json "$out/selection-matrix.json" || status=1
+    echo "tune_all over the database's configurations: $((SECONDS - start)) s"
+  fi
+  cp "$database" "$out/selection-matrix-database.json"
+  cmake -S . -B "$build" -DTUNING_CONFIG= > /dev/null
   return $status
 }
 
 step_shapes-split() {
   targets bench_gemm_shapes || return 1
   TESSERA_GEMM_DEFAULTS=benchmark/gemm/nvidia_classes_split_chosen.json timeout 560 \
-    "$build/benchmark/gemm/bench_gemm_shapes" --shapes "${shape_suites[@]}" configs/shapes/held_out.json --reps 5 \
+    "$build/benchmark/gemm/bench_gemm_shapes" --shapes "${shape_suites[@]}" "${untuned_suites[@]}" --reps 5 \
     --json "$out/shapes-split.json"
   local status=$?
   python3 gen/plot_shapes.py "$out/shapes-split.json" "$out/shapes-split.png"

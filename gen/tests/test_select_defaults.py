@@ -338,3 +338,68 @@ def test_plot_shapes_names_a_file_that_is_not_benchmark_output(tmp_path, capsys)
     path.write_text(json.dumps({"runs": []}))
     assert plot_shapes.main([str(path), str(tmp_path / "x.png")]) == 1
     assert "$.shapes: expected a list" in capsys.readouterr().err
+
+
+def a_matrix_run(size: int, timings: dict[str, float], transposes: str = "nn") -> dict:
+    """A run of the tuner built with the database's configurations alone: every one timed, no budget."""
+    return run(timings, timings.get(DEFAULT, 100.0), [finalist(DEFAULT, "default", 1.0e-3, 0.01e-3)], "default_kept",
+               transposes=transposes, size=size)
+
+
+def test_measured_runs_give_each_tuned_shape_one_entry_per_configuration_timed(tmp_path, capsys):
+    sweep = write_results(tmp_path, [a_win()])
+    matrix = write_results(tmp_path, [a_matrix_run(4096, {X: 950.0, Y: 310.0}), a_matrix_run(1000, {X: 5.0})],
+                           name="matrix.json")
+    assert select_defaults.main([str(sweep), "--measured", str(matrix), "--target", "nvidia_gpu",
+                                 "--output_dir", str(tmp_path / "d")]) == 0
+    written = entries(tmp_path)
+    tuned = [e for e in written if e.get("role", "tuned") == "tuned"]
+    measured = {e["configuration"]: e for e in written if e.get("role") == "measured"}
+    assert [e["configuration"] for e in tuned] == [X]
+    # Every configuration timed at the tuned shape (the default row's too); the untuned 1000^3 left out.
+    assert set(measured) == {X, Y, DEFAULT}
+    assert measured[X]["gflops"] == 950.0 and measured[Y]["gflops"] == 310.0
+    assert all(e["shape"] == {"m": 4096, "n": 4096, "k": 4096, "batch": 1} for e in measured.values())
+    assert measured[X]["origin"].startswith("measured 2026-11-22 on NVIDIA H200 at 4096x4096x4096")
+    assert "matrix.json nn 4096x4096x4096: 3 configurations measured" in capsys.readouterr().out
+    # Measured again: the shape's measured entries are replaced, not added to.
+    again = write_results(tmp_path, [a_matrix_run(4096, {X: 970.0})], name="again.json")
+    assert select_defaults.main([str(sweep), "--measured", str(again), "--target", "nvidia_gpu",
+                                 "--output_dir", str(tmp_path / "d")]) == 0
+    measured = [e for e in entries(tmp_path) if e.get("role") == "measured"]
+    assert {e["configuration"]: e["gflops"] for e in measured} == {X: 970.0, DEFAULT: 100.0}
+
+
+def test_a_stopped_measured_run_is_not_used(tmp_path, capsys):
+    sweep = write_results(tmp_path, [a_win()])
+    stopped = a_matrix_run(4096, {X: 950.0})
+    stopped["partial"] = True
+    matrix = write_results(tmp_path, [stopped], name="matrix.json")
+    assert select_defaults.main([str(sweep), "--measured", str(matrix), "--target", "nvidia_gpu",
+                                 "--output_dir", str(tmp_path / "d")]) == 0
+    assert not [e for e in entries(tmp_path) if e.get("role") == "measured"]
+    assert "measurements not used: the run was stopped" in capsys.readouterr().out
+
+
+def test_defaults_table_renders_measured_entries_and_rejects_bad_ones(tmp_path, capsys):
+    sweep = write_results(tmp_path, [a_win()])
+    matrix = write_results(tmp_path, [a_matrix_run(4096, {Y: 310.0})], name="matrix.json")
+    select_defaults.main([str(sweep), "--measured", str(matrix), "--target", "nvidia_gpu",
+                          "--output_dir", str(tmp_path / "d")])
+    path = tmp_path / "d" / "nvidia_gpu.json"
+    out = tmp_path / "table.def"
+    assert defaults_table.main([str(out), str(path)]) == 0
+    assert (f'TESSERA_GEMM_MEASURED("NVIDIA H200", "sm_90", 4, "nn", 4096, 4096, 4096, 1, "default", "{Y}", 310.0, '
+            '"measured 2026-11-22 on NVIDIA H200 at 4096x4096x4096: one of 2 configurations timed there")'
+            in out.read_text())
+    document = json.loads(path.read_text())
+    index = next(i for i, e in enumerate(document["entries"]) if e.get("role") == "measured")
+    for change, message in ((lambda e: e.update(gflops=0), "gflops: a measured entry's GFLOP/s"),
+                            (lambda e: e.pop("shape"), "shape: a measured entry is a tuned shape's"),
+                            (lambda e: e.update(role="guessed"), "role: expected 'tuned' or 'measured'"),
+                            (lambda e: e.update(gflops="fast"), "gflops: expected a finite number")):
+        bad = json.loads(json.dumps(document))
+        change(bad["entries"][index])
+        path.write_text(json.dumps(bad))
+        assert defaults_table.main([str(out), str(path)]) == 1
+        assert f"$.entries[{index}].{message}" in capsys.readouterr().err

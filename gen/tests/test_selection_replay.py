@@ -108,3 +108,63 @@ def test_require_fails_below_the_fraction(tmp_path: Path, capsys: pytest.Capture
     assert "below the required 0.9" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         selection_replay.main([str(sweep), "--compute-units", "132", "--gemm-pick", pick, "--require", "1.5"])
+
+
+def matrix_gemm_pick(tmp_path: Path) -> Path:
+    """A stand-in for gemm_pick for --matrix: for each shape, the first measured entry of the
+    database where there is one (the measured rule), else its first entry, else the default."""
+    script = tmp_path / "gemm_pick"
+    script.write_text(f"""#!{sys.executable}
+import json, sys
+args = sys.argv[1:]
+entries = json.loads(open(args[args.index("--defaults") + 1]).read())["entries"]
+shapes = json.loads(open(args[args.index("--shapes") + 1]).read())
+with open({str(tmp_path / "seen.jsonl")!r}, "a") as seen:
+    seen.write(json.dumps({{"shapes": shapes, "entries": entries}}) + "\\n")
+fallback = entries[0] if entries else {{"configuration": {DEFAULT!r}}}
+chosen = next((e for e in entries if e.get("role") == "measured"), fallback)["configuration"]
+print(json.dumps([dict(s, configuration=chosen) for s in shapes]))
+""")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def test_a_matrix_scores_both_rules_at_untuned_shapes_and_each_tuned_one_left_out(tmp_path: Path) -> None:
+    def timed(size: int, x: float, y: float) -> dict:
+        return run({X: x, Y: y}, 10.0, [finalist(DEFAULT, "default", 1.0e-3, 0.01e-3)], "default_kept", size=size)
+
+    matrix = write_results(tmp_path, [timed(1024, 800.0, 400.0), timed(2048, 900.0, 450.0), timed(1500, 300.0, 600.0)])
+    shape = {"m": 1024, "n": 1024, "k": 1024, "batch": 1}
+    database = {"entries": [
+        {"level": "name", "match": "NVIDIA H200", "element_bytes": 4, "transposes": "nn", "problem": "large",
+         "shape": shape, "configuration": Y, "origin": "tuned"},
+        {"level": "name", "match": "NVIDIA H200", "element_bytes": 4, "transposes": "nn", "problem": "large",
+         "shape": shape, "role": "measured", "configuration": X, "gflops": 800.0, "origin": "measured"}]}
+    db_path = tmp_path / "db.json"
+    db_path.write_text(json.dumps(database))
+    output = tmp_path / "replay.json"
+    assert selection_replay.main([str(matrix), "--matrix", str(db_path), "--compute-units", "132",
+                                  "--gemm-pick", str(matrix_gemm_pick(tmp_path)), "--json", str(output)]) == 0
+    replayed = json.loads(output.read_text())
+    by_size = {s["m"]: s for s in replayed["shapes"]}
+    assert {s: by_size[s]["group"] for s in by_size} == {2048: "untuned", 1500: "untuned", 1024: "left out"}
+    # Untuned: the fill rule (no measured entries) answers Y, the measured rule X.
+    assert by_size[2048]["fill"] == {"configuration": Y, "fraction_of_best": 0.5}
+    assert by_size[2048]["measured"] == {"configuration": X, "fraction_of_best": 1.0}
+    assert by_size[1500]["measured"]["fraction_of_best"] == 0.5
+    assert replayed["summary"]["untuned, measured"]["geometric_mean"] == pytest.approx(0.5 ** 0.5)
+    # The tuned shape is picked from a database without its entries.
+    seen = [json.loads(line) for line in (tmp_path / "seen.jsonl").read_text().splitlines()]
+    left_out = [s for s in seen if [x["m"] for x in s["shapes"]] == [1024]]
+    assert left_out and all(s["entries"] == [] for s in left_out)
+
+
+def test_a_matrix_needs_one_run_and_a_defaults_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    matrix = write_results(tmp_path, [a_win_at(1024, 800.0, 400.0)])
+    pick = str(matrix_gemm_pick(tmp_path))
+    assert selection_replay.main([str(matrix), str(matrix), "--matrix", str(matrix), "--compute-units", "132",
+                                  "--gemm-pick", pick]) == 1
+    assert "give the one matrix run" in capsys.readouterr().err
+    assert selection_replay.main([str(matrix), "--matrix", str(matrix), "--compute-units", "132",
+                                  "--gemm-pick", pick]) == 1
+    assert "$.entries: expected a list" in capsys.readouterr().err

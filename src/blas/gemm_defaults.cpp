@@ -136,6 +136,13 @@ double tuned_shape_fill_score(const gemm_params& params, int element_bytes, cons
   return device_fill(params, element_bytes, call, compute_units) / there * std::exp(-0.2 * shape_distance(call, tuned));
 }
 
+double measured_shape_score(const gemm_params& params, int element_bytes, double fraction_of_best,
+                            const gemm_problem_shape& call, const gemm_problem_shape& measured,
+                            std::int64_t compute_units) {
+  return fraction_of_best * device_fill(params, element_bytes, call, compute_units) /
+         device_fill(params, element_bytes, measured, compute_units);
+}
+
 namespace {
 
 [[noreturn]] void bad_defaults(const std::string& where, const std::string& what) {
@@ -152,11 +159,14 @@ gemm_default_entry entry_from_json(const nlohmann::json& e, const std::string& w
     if (!e[key].is_string()) bad_defaults(fmt::format("{}.{}", where, key), "expected a string");
     return e[key].get<std::string>();
   };
-  const auto one_of = [&](const char* key, std::initializer_list<std::string_view> allowed) {
-    std::string value = text(key, true, "");
+  const auto one_of_or = [&](const char* key, std::initializer_list<std::string_view> allowed, const char* fallback) {
+    std::string value = text(key, fallback == nullptr, fallback == nullptr ? "" : fallback);
     if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
       bad_defaults(fmt::format("{}.{}", where, key), fmt::format("expected one of {}, got '{}'", fmt::join(allowed, ", "), value));
     return value;
+  };
+  const auto one_of = [&](const char* key, std::initializer_list<std::string_view> allowed) {
+    return one_of_or(key, allowed, nullptr);
   };
   gemm_default_entry entry;
   entry.level = parse_level(one_of("level", {"name", "architecture", "vendor", "type", "any"}));
@@ -175,6 +185,17 @@ gemm_default_entry entry_from_json(const nlohmann::json& e, const std::string& w
   entry.origin = text("origin", false, "");
   entry.architecture = text("architecture", false, "");
   entry.precision = text("precision", false, "default");
+  entry.role = one_of_or("role", {"tuned", "measured"}, "tuned") == "measured" ? gemm_entry_role::measured
+                                                                              : gemm_entry_role::tuned;
+  if (e.contains("gflops")) {
+    if (!e["gflops"].is_number() || !(e["gflops"].get<double>() >= 0.0) || !std::isfinite(e["gflops"].get<double>()))
+      bad_defaults(where + ".gflops", "expected a finite number of at least 0");
+    entry.gflops = e["gflops"].get<double>();
+  }
+  if (entry.role == gemm_entry_role::measured) {
+    if (!e.contains("shape")) bad_defaults(where + ".shape", "a measured entry is a tuned shape's: expected its shape");
+    if (!(entry.gflops > 0.0)) bad_defaults(where + ".gflops", "a measured entry's GFLOP/s: expected a number above 0");
+  }
   if (e.contains("shape")) {
     const auto& s = e["shape"];
     gemm_problem_shape shape;
@@ -225,6 +246,12 @@ const std::vector<gemm_default_entry>& gemm_defaults_table() {
                std::string(to_string(classify_problem(m, n, k, batch))), parse_gemm_params(config), origin,            \
                gemm_problem_shape{m, n, k, batch, (transposes)[0] == 't', (transposes)[1] == 't'}, architecture,       \
                precision});
+#define TESSERA_GEMM_MEASURED(match, architecture, element_bytes, transposes, m, n, k, batch, precision, config, gflops, \
+                              origin)                                                                            \
+  t.push_back({gemm_match_level::name, match, element_bytes, transposes,                                        \
+               std::string(to_string(classify_problem(m, n, k, batch))), parse_gemm_params(config), origin,     \
+               gemm_problem_shape{m, n, k, batch, (transposes)[0] == 't', (transposes)[1] == 't'}, architecture, \
+               precision, gemm_entry_role::measured, gflops});
 #define TESSERA_GEMM_DEFAULT(level, match, element_bytes, transposes, problem, config, origin) \
   t.push_back({parse_level(#level), match, element_bytes, transposes, problem, parse_gemm_params(config), origin, \
                std::nullopt, "", "default"});
@@ -238,6 +265,7 @@ const std::vector<gemm_default_entry>& gemm_defaults_table() {
 #undef TESSERA_GEMM_DEFAULT
 #undef TESSERA_GEMM_MATH_DEFAULT
 #undef TESSERA_GEMM_TUNED
+#undef TESSERA_GEMM_MEASURED
     return t;
   }();
   return table;
@@ -280,6 +308,92 @@ constexpr gemm_match_level levels[] = {gemm_match_level::name, gemm_match_level:
 // Fits every device: one work-item per work-group, no local memory.
 gemm_default_choice last_resort() { return {parse_gemm_params("naive wg=1x1"), nullptr}; }
 
+bool same_shape(const gemm_problem_shape& a, const gemm_problem_shape& b) {
+  return a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch && a.trans_a == b.trans_a &&
+         a.trans_b == b.trans_b;
+}
+
+// A tuned shape's measured rows, for the measured rule.
+struct measured_shape {
+  const gemm_default_entry* first;  // its first row: the device that measured it
+  double distance;                  // from the call
+  double fastest = 0.0;
+  std::vector<const gemm_default_entry*> rows;
+};
+
+// The measured shapes of the call's element size and precision within measured_rule_reach, of
+// every device: grouped once per lookup, then matched level by level. A shape's rows lie together
+// in a file (select_defaults.py writes them so), so the last group is tried first: this runs at the
+// first call of every new shape, over some thousand rows.
+std::vector<measured_shape> measured_shapes(const std::vector<gemm_default_entry>& table, int element_bytes,
+                                            const gemm_problem_shape& call, std::string_view precision) {
+  std::vector<measured_shape> shapes;
+  std::vector<const gemm_default_entry*> out_of_reach;  // first rows of the groups too far away
+  const auto same_group = [](const gemm_default_entry& a, const gemm_default_entry& b) {
+    return same_shape(*a.shape, *b.shape) && a.match == b.match;
+  };
+  for (const auto& e : table) {
+    if (e.role != gemm_entry_role::measured || !e.shape) continue;
+    if ((e.element_bytes != 0 && e.element_bytes != element_bytes) || e.precision != precision) continue;
+    if (!shapes.empty() && same_group(*shapes.back().first, e)) {
+      shapes.back().fastest = std::max(shapes.back().fastest, e.gflops);
+      shapes.back().rows.push_back(&e);
+      continue;
+    }
+    if (!out_of_reach.empty() && same_group(*out_of_reach.back(), e)) continue;
+    auto it = std::find_if(shapes.begin(), shapes.end(), [&](const measured_shape& m) { return same_group(*m.first, e); });
+    if (it == shapes.end()) {
+      if (std::find_if(out_of_reach.begin(), out_of_reach.end(),
+                       [&](const gemm_default_entry* f) { return same_group(*f, e); }) != out_of_reach.end())
+        continue;
+      const double distance = shape_distance(call, *e.shape);
+      if (distance > measured_rule_reach) {
+        out_of_reach.push_back(&e);
+        continue;
+      }
+      it = shapes.insert(shapes.end(), measured_shape{&e, distance, 0.0, {}});
+    }
+    it->fastest = std::max(it->fastest, e.gflops);
+    it->rows.push_back(&e);
+  }
+  std::stable_sort(shapes.begin(), shapes.end(),
+                   [](const measured_shape& a, const measured_shape& b) { return a.distance < b.distance; });
+  return shapes;
+}
+
+// The measured rule (gemm_defaults.hpp) at one level: nothing where no measured shape of the level is in reach.
+std::optional<gemm_default_choice> measured_choice(const std::vector<measured_shape>& all, gemm_match_level level,
+                                                   const gemm_device_key& key, const gemm_limits& limits,
+                                                   int element_bytes, const gemm_problem_shape& call,
+                                                   std::int64_t compute_units) {
+  std::vector<const measured_shape*> shapes;  // the nearest of the level, nearest first
+  for (const auto& m : all)
+    if (shape_entry_matches(*m.first, level, key) && shapes.size() < std::size_t(measured_rule_shapes))
+      shapes.push_back(&m);
+  if (shapes.empty()) return std::nullopt;
+  const gemm_default_entry* chosen = nullptr;
+  double best_score = -std::numeric_limits<double>::infinity();
+  // The candidates: what was measured at the nearest shape; the evidence: every kept shape that measured them.
+  for (const gemm_default_entry* candidate : shapes.front()->rows) {
+    if (!check_gemm_rules(candidate->params, element_bytes, limits).empty()) continue;
+    double weighted_log = 0.0, weights = 0.0;
+    for (const measured_shape* m : shapes) {
+      const auto row = std::find_if(m->rows.begin(), m->rows.end(),
+                                    [&](const gemm_default_entry* r) { return r->params == candidate->params; });
+      if (row == m->rows.end()) continue;
+      const double weight = std::exp(-m->distance / measured_rule_scale);
+      weighted_log += weight * std::log(measured_shape_score(candidate->params, element_bytes,
+                                                             (*row)->gflops / m->fastest, call, *m->first->shape,
+                                                             compute_units));
+      weights += weight;
+    }
+    const double score = weighted_log / weights;
+    if (score > best_score) best_score = score, chosen = candidate;
+  }
+  if (chosen == nullptr) return std::nullopt;
+  return gemm_default_choice{chosen->params, chosen};
+}
+
 }  // namespace
 
 gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table, const gemm_device_key& key,
@@ -293,10 +407,14 @@ gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table,
     double distance;
   };
   std::vector<candidate> candidates;
+  const std::vector<measured_shape> measured =
+      compute_units > 0 ? measured_shapes(table, element_bytes, shape, precision) : std::vector<measured_shape>{};
   for (gemm_match_level level : levels) {
     candidates.clear();
     for (const auto& e : table) {
-      if (!e.shape || e.precision != precision || !shape_entry_matches(e, level, key)) continue;
+      if (!e.shape || e.role != gemm_entry_role::tuned || e.precision != precision ||
+          !shape_entry_matches(e, level, key))
+        continue;
       if (e.element_bytes != 0 && e.element_bytes != element_bytes) continue;
       gemm_problem_shape tuned = *e.shape;
       if (e.transposes == "any") tuned.trans_a = shape.trans_a, tuned.trans_b = shape.trans_b;
@@ -310,6 +428,10 @@ gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table,
     const candidate* nearest = nullptr;  // the nearest that fits the device
     const candidate* chosen = nullptr;
     double best_score = -1.0;
+    const bool own_shape = !candidates.empty() && candidates.front().distance == 0.0;
+    if (!own_shape && !measured.empty())
+      if (const auto choice = measured_choice(measured, level, key, limits, element_bytes, shape, compute_units))
+        return *choice;
     for (const auto& c : candidates) {
       if (nearest != nullptr && c.distance > nearest->distance + fill_choice_reach) break;
       if (!check_gemm_rules(c.entry->params, element_bytes, limits).empty()) continue;

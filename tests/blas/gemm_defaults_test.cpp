@@ -271,6 +271,99 @@ TEST(GemmShapeDatabase, EntriesOfAnotherPrecisionServeOnlyTheirs) {
   EXPECT_EQ(pick(table, h200_key, {1024, 1024, 1024}, gpu_limits, "tf32"), text(batched_tile));
 }
 
+std::string defaults_file_error(const std::string& text);
+
+// ---- the measured rule: every database configuration timed at the tuned shapes
+
+blas::gemm_default_entry measured(std::int64_t m, std::int64_t n, std::int64_t k, std::string config, double gflops,
+                                  std::string transposes = "nn") {
+  auto e = tuned("NVIDIA H200", "sm_90", m, n, k, 1, std::move(transposes), std::move(config));
+  e.role = blas::gemm_entry_role::measured, e.gflops = gflops, e.origin = "measured";
+  return e;
+}
+
+// 1024^3 tuned (mid_tile won the sweep), and every configuration timed there and at 4096^3.
+std::vector<blas::gemm_default_entry> measured_database() {
+  return {tuned("NVIDIA H200", "sm_90", 1024, 1024, 1024, 1, "nn", mid_tile),
+          measured(1024, 1024, 1024, mid_tile, 9000.0), measured(1024, 1024, 1024, big_tile, 11000.0),
+          measured(1024, 1024, 1024, small_tile, 3000.0),
+          tuned("NVIDIA H200", "sm_90", 4096, 4096, 4096, 1, "nn", big_tile),
+          measured(4096, 4096, 4096, big_tile, 40000.0), measured(4096, 4096, 4096, mid_tile, 30000.0),
+          measured(4096, 4096, 4096, small_tile, 10000.0),
+          class_entry(blas::gemm_match_level::vendor, "nvidia", "any", vendor_tile)};
+}
+
+TEST(GemmMeasuredRule, AtAnUntunedShapeTheTimingsDecideAndAtATunedOneItsOwnEntry) {
+  const auto table = measured_database();
+  // 1024 x 1024 x 1536: the fill of both tiles is as at 1024^3 (K differs), and big_tile was timed
+  // the faster there (the sweep's winner, mid_tile, was not re-measured against it).
+  EXPECT_EQ(pick_with_units(table, {1024, 1024, 1536}, 132), text(big_tile));
+  EXPECT_EQ(pick_with_units(table, {1024, 1024, 1024}, 132), text(mid_tile));
+  // Without the compute units the measured entries are not weighed and never picked as winners.
+  EXPECT_EQ(pick_with_units(table, {1024, 1024, 1536}, 0), text(mid_tile));
+}
+
+TEST(GemmMeasuredRule, TimingsAreWeighedByTheFillAtTheCall) {
+  const auto table = measured_database();
+  // 512 x 512 x 1024: big_tile's 128 x 128 blocks give 16 work-groups for 132 units (64 at 1024^3);
+  // mid_tile's 64 x 64 ones 64 (256 at 1024^3, two waves). The fill outweighs big_tile's 22%.
+  const blas::gemm_problem_shape call{512, 512, 1024}, there{1024, 1024, 1024};
+  const auto big = blas::parse_gemm_params(big_tile), mid = blas::parse_gemm_params(mid_tile);
+  EXPECT_GT(blas::measured_shape_score(mid, 4, 9000.0 / 11000.0, call, there, 132),
+            blas::measured_shape_score(big, 4, 1.0, call, there, 132));
+  EXPECT_NEAR(blas::measured_shape_score(big, 4, 1.0, call, there, 132), 16.0 / 64.0, 1e-12);
+  EXPECT_EQ(pick_with_units(table, call, 132), text(mid_tile));
+}
+
+TEST(GemmMeasuredRule, TheNearerShapesTimingsWeighMore) {
+  // Two shapes that differ in K alone (so each tile's fill is the same at both) disagree.
+  const std::vector<blas::gemm_default_entry> table{
+      tuned("NVIDIA H200", "sm_90", 1024, 1024, 1024, 1, "nn", big_tile), measured(1024, 1024, 1024, big_tile, 100.0),
+      measured(1024, 1024, 1024, mid_tile, 90.0), tuned("NVIDIA H200", "sm_90", 1024, 1024, 4096, 1, "nn", mid_tile),
+      measured(1024, 1024, 4096, mid_tile, 100.0), measured(1024, 1024, 4096, big_tile, 90.0)};
+  EXPECT_EQ(pick_with_units(table, {1024, 1024, 1536}, 132), text(big_tile));
+  EXPECT_EQ(pick_with_units(table, {1024, 1024, 3000}, 132), text(mid_tile));
+}
+
+TEST(GemmMeasuredRule, ConfigurationsThatDoNotFitTheDeviceArePassedOver) {
+  // 4 KiB of local memory: neither big_tile nor mid_tile fits, small_tile does.
+  const blas::gemm_limits small_local{4096, 1024};
+  ASSERT_FALSE(blas::check_gemm_rules(blas::parse_gemm_params(big_tile), 4, small_local).empty());
+  const auto choice = blas::choose_default(measured_database(), h200_key, small_local, 4, {1024, 1024, 1536}, "default", 132);
+  EXPECT_EQ(blas::to_string(choice.params), text(small_tile));
+  ASSERT_NE(choice.entry, nullptr);
+  EXPECT_EQ(choice.entry->role, blas::gemm_entry_role::measured);
+}
+
+TEST(GemmMeasuredRule, MeasuredShapesReachFartherThanTunedWinners) {
+  const auto table = measured_database();
+  // 100 x 3000 x 1024 lies beyond max_shape_distance of 1024^3 (and of 4096^3) but within measured_rule_reach.
+  const blas::gemm_problem_shape far{100, 3000, 1024};
+  ASSERT_GT(blas::shape_distance(far, {1024, 1024, 1024}), blas::max_shape_distance);
+  ASSERT_LT(blas::shape_distance(far, {1024, 1024, 1024}), blas::measured_rule_reach);
+  const auto choice = blas::choose_default(table, h200_key, gpu_limits, 4, far, "default", 132);
+  ASSERT_NE(choice.entry, nullptr);
+  EXPECT_EQ(choice.entry->role, blas::gemm_entry_role::measured);
+  // Without the compute units, and beyond the measured reach: the vendor's class entry.
+  EXPECT_EQ(pick_with_units(table, far, 0), text(vendor_tile));
+  EXPECT_EQ(pick_with_units(table, {8, 100000, 8}, 132), text(vendor_tile));
+}
+
+TEST(GemmMeasuredRule, ADefaultsFileReadsMeasuredEntriesAndNamesBadOnes) {
+  const std::string head = R"({"entries": [{"level": "name", "match": "X", "element_bytes": 4, "transposes": "nn",
+      "problem": "large", "configuration": "local item=4x4 wg=8x8", "origin": "o")";
+  const std::string shape = R"(, "shape": {"m": 3, "n": 5, "k": 7, "batch": 1})";
+  EXPECT_EQ(defaults_file_error(head + shape + R"(, "role": "measured", "gflops": 12.5}]})"), "(no error)");
+  EXPECT_THAT(defaults_file_error(head + shape + R"(, "role": "measured"}]})"),
+              ::testing::HasSubstr("$.entries[0].gflops: a measured entry's GFLOP/s: expected a number above 0"));
+  EXPECT_THAT(defaults_file_error(head + R"(, "role": "measured", "gflops": 3}]})"),
+              ::testing::HasSubstr("$.entries[0].shape: a measured entry is a tuned shape's"));
+  EXPECT_THAT(defaults_file_error(head + shape + R"(, "role": "guessed"}]})"),
+              ::testing::HasSubstr("$.entries[0].role: expected one of tuned, measured, got 'guessed'"));
+  EXPECT_THAT(defaults_file_error(head + shape + R"(, "gflops": -1}]})"),
+              ::testing::HasSubstr("$.entries[0].gflops: expected a finite number of at least 0"));
+}
+
 std::string defaults_file_error(const std::string& text) {
   const auto path = std::filesystem::temp_directory_path() /
                     ("tessera_defaults_" + std::to_string(std::random_device{}()) + ".json");

@@ -4,7 +4,7 @@
 // tuned shapes: a replay of the selection rule on a database of one's own
 // (gen/selection_replay.py hides one tuned shape at a time and asks for it).
 //
-//   gemm_pick --defaults db.json --shapes suite.json --device-name "NVIDIA H200" \
+//   gemm_pick --defaults db.json --shapes suite.json --device-name "NVIDIA H200"
 //             --architecture sm_90 --vendor nvidia --compute-units 132
 // prints a JSON list: per shape its sizes, the configuration chosen, and the entry's tuned shape
 // and origin (null for the last resort).

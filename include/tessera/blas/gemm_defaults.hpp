@@ -13,15 +13,23 @@
 //     same architecture (an H100 gets the H200's entries before the vendor's hand-picked ones).
 //   * problem classes (small, medium, large, batched, or any): hand-picked, and tuned before the
 //     shape database existed.
+// A tuned shape may also carry measurements: every configuration of the database timed at that
+// shape (entries of role measured, written by select_defaults.py --measured from a run of the
+// tuner built with the database's configurations alone, scripts/gpu-run.sh selection-matrix).
 // The lookup walks the levels name, architecture, vendor, type, any, as CLBlast's database
 // does. At each level:
 //   1. among the tuned shapes that match, fit the device, are of the call's element type and
-//      precision and lie within max_shape_distance of the call: the nearest in log space
-//      (shape_distance below) when it is the call's own shape or the device's compute units are
-//      not known; else, among those within fill_choice_reach of the nearest, the one whose
-//      configuration keeps the device fullest at the call compared with at its own tuned shape
-//      (tuned_shape_fill_score below). At equal score (or distance) the nearer, then the first
-//      written (a shape's shared configuration before its runner-up);
+//      precision and lie within max_shape_distance of the call: at the call's own shape, its
+//      entry; else, where the device's compute units are known and measured shapes match, the
+//      measured rule (measured_shape_score below): of the configurations measured at the
+//      nearest measured shape (within measured_rule_reach) that fit the device, the one that
+//      the measurements at the measured_rule_shapes nearest say is fastest at the call; else
+//      the nearest in log space
+//      (shape_distance below) when the compute units are not known; else, among those within
+//      fill_choice_reach of the nearest, the one whose configuration keeps the device fullest
+//      at the call compared with at its own tuned shape (tuned_shape_fill_score below). At equal
+//      score (or distance) the nearer, then the first written (a shape's shared configuration
+//      before its runner-up);
 //   2. else among the class entries that match and are of the call's precision: the one that
 //      names most of (element type, transposes, class), the first among equals.
 // An entry whose configuration does not fit the device is skipped, so the chain always ends in
@@ -87,8 +95,39 @@ inline constexpr double fill_choice_reach = 0.5;
 double tuned_shape_fill_score(const gemm_params& params, int element_bytes, const gemm_problem_shape& call,
                               const gemm_problem_shape& tuned, std::int64_t compute_units);
 
+/// The measured rule weighs the measurements of this many nearest measured shapes.
+inline constexpr int measured_rule_shapes = 8;
+
+/// How far a measured shape reaches (shape_distance): farther than a tuned shape's winner
+/// (max_shape_distance), since its measurements are weighed by fill and averaged with the other
+/// near ones; at the H200's untuned batched shapes they served better than the class entries.
+inline constexpr double measured_rule_reach = 3.5;
+
+/// A measured shape's weight falls by a factor e every measured_rule_scale of shape_distance
+/// farther from the call (a factor e in M or N, or a transpose change).
+inline constexpr double measured_rule_scale = 1.0;
+
+/// What a configuration measured at a tuned shape says of it at a call: its speed there as a
+/// fraction of the fastest configuration measured there, times device_fill at the call over
+/// device_fill there (what its tiles gain or lose at the call). The measured rule takes the
+/// configuration with the largest weighted mean of the logarithm of this over the nearest
+/// measured shapes where it was measured (weights exp(-distance / measured_rule_scale)). Chosen
+/// on the H200's matrix of every database configuration timed at 74 shapes (gen/selection_replay.py
+/// --matrix, benchmark/RESULTS.md, issue 12): at 32 untuned shapes its picks reach 0.946 of the
+/// best configuration of the database there (geometric mean), the fill rule's 0.885; leaving each
+/// of the 42 tuned shapes out in turn, 0.947 against 0.854.
+double measured_shape_score(const gemm_params& params, int element_bytes, double fraction_of_best,
+                            const gemm_problem_shape& call, const gemm_problem_shape& measured,
+                            std::int64_t compute_units);
+
 /// What a table entry matches on.
 enum class gemm_match_level { name, architecture, vendor, type, any };
+
+/// What a tuned shape's entry records.
+enum class gemm_entry_role {
+  tuned,     // a configuration that won at the shape (or the default that held there): a pick
+  measured,  // a configuration of the database timed at the shape (gflops): the measured rule's evidence
+};
 
 /// One entry of the defaults table.
 struct gemm_default_entry {
@@ -108,6 +147,9 @@ struct gemm_default_entry {
   /// math modes (16-bit inputs, TF32) name theirs. The lookup serves a call only entries of its
   /// own precision.
   std::string precision = "default";
+  gemm_entry_role role = gemm_entry_role::tuned;
+  /// GFLOP/s measured at the tuned shape (0: not recorded); a measured entry's is above 0.
+  double gflops = 0.0;
 };
 
 /// The table: the files of TESSERA_GEMM_DEFAULTS (read once, at the first lookup; a file that
