@@ -4,7 +4,7 @@ as a tuning set (a TUNING_CONFIG JSON, configs/schema.json's form): one entry pe
 
 A tuner built with it (cmake -DTUNING_CONFIG=...) and run without --budget measures every
 configuration the database can pick at every shape of its suites: the measurement matrix that
-gen/selection_replay.py --database scores the selection rule on, at shapes it did not tune
+gen/selection_replay.py --matrix scores the selection rule on, at shapes it did not tune
 (scripts/gpu-run.sh selection-matrix).
 
   python3 gen/database_tuning_set.py DATABASE.json --output SET.json [--element-bytes 4] [--precision default]

@@ -50,7 +50,10 @@
 #   selection-matrix  tune_all rebuilt with the configurations of the database (as shapes-bench picks
 #                     it) alone, measuring each at every shape of the GPU suites, held_out.json and
 #                     untuned_random.json, no budget: selection-matrix.json, and the database as
-#                     selection-matrix-database.json (gen/selection_replay.py --database reads both)
+#                     selection-matrix-database.json (gen/selection_replay.py --matrix reads both);
+#                     after shapes-tune on the same machine, also its database with these timings
+#                     as measured entries (select_defaults.py --measured): nvidia_gpu.json, the one
+#                     to commit
 #   launch            bench_launch_overhead, three repetitions: a launch's host cost through the runtime and
 #                     each front door (GEMM unsplit and split along K), and the OpenCL call alone with and
 #                     without an event, on the profiling queue and on one without: launch.json
@@ -290,6 +293,7 @@ step_shapes-tune() {
   cp configs/defaults/nvidia_gpu.json "$shapes_database"
   python3 gen/select_defaults.py "$out/shapes-tune.json" --target nvidia_gpu --output_dir "$build/shapes" || return 1
   cp "$shapes_database" "$out/nvidia_gpu.json"
+  cp "$out/shapes-tune.json" "$build/shapes/shapes-tune.json"  # for selection-matrix's measured entries
   echo "tuning and selection: $((SECONDS - start)) s"
 }
 step_shapes-bench() {
@@ -306,7 +310,7 @@ step_shapes-bench() {
 
 # Every configuration of the database (the shapes-tune one of this machine when there is one, else
 # the shipped one) measured at every shape, tuned and untuned: the matrix on which
-# gen/selection_replay.py --database scores the selection rule at shapes it did not see. The
+# gen/selection_replay.py --matrix scores the selection rule at shapes it did not see. The
 # build's tuner is built again with the database's configurations alone, and configured back after.
 step_selection-matrix() {
   local database=$shapes_database set=$build/selection-matrix-set.json status=0
@@ -323,6 +327,11 @@ step_selection-matrix() {
   fi
   cp "$database" "$out/selection-matrix-database.json"
   cmake -S . -B "$build" -DTUNING_CONFIG= > /dev/null
+  # After shapes-tune on this machine: its database with the timings as measured entries.
+  if [ $status -eq 0 ] && [ "$database" = "$shapes_database" ] && [ -f "$build/shapes/shapes-tune.json" ]; then
+    python3 gen/select_defaults.py "$build/shapes/shapes-tune.json" --measured "$out/selection-matrix.json" \
+      --target nvidia_gpu --output_dir "$build/shapes" > /dev/null && cp "$shapes_database" "$out/nvidia_gpu.json" || status=1
+  fi
   return $status
 }
 
