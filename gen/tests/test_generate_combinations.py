@@ -189,6 +189,7 @@ BREAKS = {
     "sub_group_tile_divides_work_group": {"sg_rows": 3},
     "vector_width_divides_item_rows": {"item_rows": 2},
     "full_vector_whole_rows": {"is_local": 0, "is_no_local_full": 1, "double_buffer": 0, "item_rows": 8},
+    "split_k_at_most_256": {"split_k": 257},
     "local_needs_k_tile": {"cache_line_bytes": 0},
     "local_vector_width_divides_item_cols": {"item_cols": 2, "wg_cols": 16},
     "local_vector_width_divides_k_tile": {"cache_line_bytes": 8},

@@ -38,7 +38,15 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   const std::int64_t k_tiles = ceil_div(k, std::max<std::int64_t>(d.k_tile, 1));
   int split = 1;
   while (split < max_chosen_split_k && tiles * 2 * split <= 2 * units && k_tiles >= 8 * 2 * split) split *= 2;
-  return split;
+  // The fill of tiles x s work-groups over whole waves of the units (tiles x s <= 2 x units here).
+  const auto fill = [&](std::int64_t s) {
+    const std::int64_t groups = tiles * s;
+    return double(groups) / double((groups + units - 1) / units * units);
+  };
+  std::int64_t best = split;
+  for (std::int64_t s = 2; s <= max_chosen_split_k && tiles * s <= 2 * units && k_tiles >= 8 * s; ++s)
+    if (fill(s) > fill(best) * (best == split ? chosen_split_fill_gain : 1.0)) best = s;
+  return int(best);
 }
 
 double device_fill(const gemm_params& params, int element_bytes, const gemm_problem_shape& shape,

@@ -248,19 +248,27 @@ constexpr gemm_rule_values derive(const gemm_params& params, int element_bytes) 
   return gemm_rule_values(make_rule_inputs(params, element_bytes > 0 ? element_bytes : 1, compile_time_limits));
 }
 
-/// The largest split that split_k = 0 chooses.
+/// The largest split that split_k = 0 chooses (and that the rules allow: split_k_at_most_256).
 inline constexpr int max_chosen_split_k = 256;
+
+/// A split other than chosen_split_k's power of two is taken only where it keeps the device
+/// this much fuller (its work-groups over whole waves of compute units).
+inline constexpr double chosen_split_fill_gain = 1.2;
 
 /// The split of split_k = 0 for one call of m x n x k (batch entries) on a device of
 /// compute_units: 1 where the output tiles (blocks of C over every batch entry) are at least as
 /// many as the compute units; else the largest power of two, up to max_chosen_split_k, that
 /// keeps the work-groups (tiles x split) within two per compute unit and at least 8 K tiles in
-/// every slice. Few tiles with a long K leave most units idle without a split (an H200, 132
-/// units: 64 x 64 x 65536 in one 64 x 64 block, 784 x 128 x 1152 in 26); two groups a unit keep
-/// each unit's loads overlapping, and 8 K tiles a slice keep the partial tiles' traffic and the
-/// slices' start small beside their products. It depends only on the shape, the configuration
-/// and the device, so a call sums its slices in the same order, and gives the same bits, on
-/// every run. Other families than local (no split-K) and set splits: their own value.
+/// every slice, unless another count within those bounds fills the waves of compute units at
+/// least chosen_split_fill_gain times better (the smallest such count that fills them best).
+/// Few tiles with a long K leave most units idle without a split (an H200, 132 units: 64 x 64 x
+/// 65536 in one 64 x 64 block, 784 x 128 x 1152 in 26); two groups a unit keep each unit's loads
+/// overlapping, and 8 K tiles a slice keep the partial tiles' traffic and the slices' start small
+/// beside their products. The other counts serve tile counts that powers of two leave between
+/// waves: 36 tiles of 128 x 128 (768 x 768) split 4 make 144 work-groups, one wave of 132 and 12
+/// alone in a second (fill 0.55); split 7 make 252 (0.95). It depends only on the shape, the
+/// configuration and the device, so a call sums its slices in the same order, and gives the same
+/// bits, on every run. Other families than local (no split-K) and set splits: their own value.
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::int64_t batch, std::int64_t compute_units);
 
