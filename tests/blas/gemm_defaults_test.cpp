@@ -329,7 +329,8 @@ TEST(GemmMeasuredRule, ConfigurationsThatDoNotFitTheDeviceArePassedOver) {
   // 4 KiB of local memory: neither big_tile nor mid_tile fits, small_tile does.
   const blas::gemm_limits small_local{4096, 1024};
   ASSERT_FALSE(blas::check_gemm_rules(blas::parse_gemm_params(big_tile), 4, small_local).empty());
-  const auto choice = blas::choose_default(measured_database(), h200_key, small_local, 4, {1024, 1024, 1536}, "default", 132);
+  const auto table = measured_database();  // choice.entry points into it
+  const auto choice = blas::choose_default(table, h200_key, small_local, 4, {1024, 1024, 1536}, "default", 132);
   EXPECT_EQ(blas::to_string(choice.params), text(small_tile));
   ASSERT_NE(choice.entry, nullptr);
   EXPECT_EQ(choice.entry->role, blas::gemm_entry_role::measured);
