@@ -75,17 +75,13 @@ def _add_measurements(entries: dict, measured_files: list[ResultsFile], notes: l
         for run in results.runs:
             where = f"{results.path.name} {run.transposes} {run.size()}"
             device = run.device or results.device
-            prefix = ("name", device["name"], _element_bytes(results), run.transposes, "", run.m, run.n, run.k,
-                      run.batch, _table_precision(results.precision))
+            prefix = _table_key(results, run)
             if run.partial:
                 notes.append(f"{where}: measurements not used: the run was stopped before it was complete")
                 continue
             if prefix not in tuned:
                 continue  # an untuned shape of the matrix (held out): evidence for no tuned entry
-            timed: dict[str, float] = {}
-            for r in run.results:
-                if r.kind in ("config", "default") and r.status == "ok" and r.configuration and r.median_gflops:
-                    timed[r.configuration] = max(r.median_gflops, timed.get(r.configuration, 0.0))
+            timed = run.timed_configurations()
             if not timed:
                 notes.append(f"{where}: measurements not used: no verified configuration")
                 continue
@@ -94,19 +90,19 @@ def _add_measurements(entries: dict, measured_files: list[ResultsFile], notes: l
                     del entries[key]
                 replaced.add(prefix)
             for configuration, gflops in timed.items():
-                entry = {
-                    "level": "name", "match": device["name"], "element_bytes": _element_bytes(results),
-                    "transposes": run.transposes, "problem": run.problem_class,
-                    "shape": {"m": run.m, "n": run.n, "k": run.k, "batch": run.batch},
-                    "precision": _table_precision(results.precision), "role": "measured",
-                    "configuration": configuration, "gflops": round(gflops, 1),
-                    "origin": f"measured {results.date[:10]} on {device['name']} at {run.size()}: "
-                              f"one of {len(timed)} configurations timed there",
-                }
-                if device.get("architecture"):
-                    entry["architecture"] = device["architecture"]
+                entry = _shape_entry(results, run, configuration, gflops, "", [])
+                entry["role"] = "measured"
+                entry["origin"] = (f"measured {results.date[:10]} on {device['name']} at {run.size()}: "
+                                   f"one of {len(timed)} configurations timed there")
                 entries[prefix + ("measured", configuration)] = entry
             notes.append(f"{where}: {len(timed)} configurations measured")
+
+
+def _table_key(results: ResultsFile, run: Run) -> tuple:
+    """The _entry_key of run's shape's (first) tuned entry."""
+    device = run.device or results.device
+    return ("name", device["name"], _element_bytes(results), run.transposes, "", run.m, run.n, run.k, run.batch,
+            _table_precision(results.precision))
 
 
 def shape_key(results: ResultsFile, run: Run) -> tuple:
@@ -256,11 +252,10 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
     entries = {_entry_key(e): e for e in (existing or {}).get("entries", [])}
     for key in sorted(groups):
         runs = groups[key]
-        device, element_type, precision, transposes, m, n, k, batch = key
+        device, _, precision, transposes = key[:4]
         results, first_run = runs[0]
         what = f"{device} {transposes} {first_run.size()}" + (f" {precision}" if precision != "fp32" else "")
-        shape_prefix = ("name", device, _element_bytes(results), transposes, "", m, n, k, batch,
-                        _table_precision(precision))
+        shape_prefix = _table_key(results, first_run)
         old = [e for entry_key, e in entries.items() if entry_key == shape_prefix]
         fractions = qualified[key]
         if not fractions:

@@ -105,6 +105,14 @@ class Run:
     def size(self) -> str:
         return f"{self.m}x{self.n}x{self.k}" + (f" batch {self.batch}" if self.batch > 1 else "")
 
+    def timed_configurations(self) -> dict[str, float]:
+        """Each configuration timed and verified (its search and default rows): its best median GFLOP/s."""
+        timed: dict[str, float] = {}
+        for r in self.results:
+            if r.kind in ("config", "default") and r.status == "ok" and r.configuration and r.median_gflops:
+                timed[r.configuration] = max(r.median_gflops, timed.get(r.configuration, 0.0))
+        return timed
+
     def ranked_configs(self) -> list[Result]:
         """Verified configurations, best first (ties broken by name, so the order is stable)."""
         ok = [r for r in self.results if r.kind == "config" and r.status == "ok" and r.median_gflops is not None]

@@ -308,11 +308,6 @@ constexpr gemm_match_level levels[] = {gemm_match_level::name, gemm_match_level:
 // Fits every device: one work-item per work-group, no local memory.
 gemm_default_choice last_resort() { return {parse_gemm_params("naive wg=1x1"), nullptr}; }
 
-bool same_shape(const gemm_problem_shape& a, const gemm_problem_shape& b) {
-  return a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch && a.trans_a == b.trans_a &&
-         a.trans_b == b.trans_b;
-}
-
 // A tuned shape's measured rows, for the measured rule.
 struct measured_shape {
   const gemm_default_entry* first;  // its first row: the device that measured it
@@ -330,7 +325,7 @@ std::vector<measured_shape> measured_shapes(const std::vector<gemm_default_entry
   std::vector<measured_shape> shapes;
   std::vector<const gemm_default_entry*> out_of_reach;  // first rows of the groups too far away
   const auto same_group = [](const gemm_default_entry& a, const gemm_default_entry& b) {
-    return same_shape(*a.shape, *b.shape) && a.match == b.match;
+    return *a.shape == *b.shape && a.match == b.match;
   };
   for (const auto& e : table) {
     if (e.role != gemm_entry_role::measured || !e.shape) continue;
@@ -407,8 +402,7 @@ gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table,
     double distance;
   };
   std::vector<candidate> candidates;
-  const std::vector<measured_shape> measured =
-      compute_units > 0 ? measured_shapes(table, element_bytes, shape, precision) : std::vector<measured_shape>{};
+  std::optional<std::vector<measured_shape>> measured;  // grouped at the first level that weighs them
   for (gemm_match_level level : levels) {
     candidates.clear();
     for (const auto& e : table) {
@@ -429,9 +423,11 @@ gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table,
     const candidate* chosen = nullptr;
     double best_score = -1.0;
     const bool own_shape = !candidates.empty() && candidates.front().distance == 0.0;
-    if (!own_shape && !measured.empty())
-      if (const auto choice = measured_choice(measured, level, key, limits, element_bytes, shape, compute_units))
+    if (!own_shape && compute_units > 0) {
+      if (!measured) measured = measured_shapes(table, element_bytes, shape, precision);
+      if (const auto choice = measured_choice(*measured, level, key, limits, element_bytes, shape, compute_units))
         return *choice;
+    }
     for (const auto& c : candidates) {
       if (nearest != nullptr && c.distance > nearest->distance + fill_choice_reach) break;
       if (!check_gemm_rules(c.entry->params, element_bytes, limits).empty()) continue;

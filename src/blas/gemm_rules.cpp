@@ -20,6 +20,13 @@ std::vector<gemm_rule_violation> check_gemm_rules(const gemm_params& params, int
   return broken;
 }
 
+namespace {
+
+// The share of the slots of whole waves (one work-group per compute unit) that the work-groups fill.
+double wave_fill(double groups, double units) { return groups / (std::ceil(groups / units) * units); }
+
+}  // namespace
+
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::int64_t batch, std::int64_t compute_units) {
   if (params.split_k != 0) return params.split_k;
@@ -38,11 +45,7 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   const std::int64_t k_tiles = ceil_div(k, std::max<std::int64_t>(d.k_tile, 1));
   int split = 1;
   while (split < max_chosen_split_k && tiles * 2 * split <= 2 * units && k_tiles >= 8 * 2 * split) split *= 2;
-  // The fill of tiles x s work-groups over whole waves of the units (tiles x s <= 2 x units here).
-  const auto fill = [&](std::int64_t s) {
-    const std::int64_t groups = tiles * s;
-    return double(groups) / double((groups + units - 1) / units * units);
-  };
+  const auto fill = [&](std::int64_t s) { return wave_fill(double(tiles * s), double(units)); };
   std::int64_t best = split;
   for (std::int64_t s = 2; s <= max_chosen_split_k && tiles * s <= 2 * units && k_tiles >= 8 * s; ++s)
     if (fill(s) > fill(best) * (best == split ? chosen_split_fill_gain : 1.0)) best = s;
@@ -60,7 +63,7 @@ double device_fill(const gemm_params& params, int element_bytes, const gemm_prob
   const int split = chosen_split_k(params, element_bytes, shape.m, shape.n, shape.k, shape.batch, compute_units);
   // In doubles: the work-groups of a large batched call pass 2^63 no sooner than the sizes do.
   const double groups = row_tiles * col_tiles * double(std::max<std::int64_t>(shape.batch, 1)) * std::max(split, 1);
-  return edge * groups / (std::ceil(groups / units) * units);
+  return edge * wave_fill(groups, units);
 }
 
 }  // namespace tessera::blas

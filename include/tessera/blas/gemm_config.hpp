@@ -276,6 +276,7 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
 struct gemm_problem_shape {
   std::int64_t m = 1, n = 1, k = 1, batch = 1;
   bool trans_a = false, trans_b = false;
+  bool operator==(const gemm_problem_shape&) const = default;
 };
 
 /// The share of the device a configuration keeps busy on a shape, in (0, 1]: the useful part of
