@@ -1,6 +1,6 @@
 // Shared part of tessera's GEMM kernels (column-major C = alpha * op(A) * op(B) + beta * C,
 // strided batches). The host (src/blas/gemm.cpp) prepends the call's defines: REAL
-// (float|double), IS_DOUBLE, TRANS_A, TRANS_B (0|1), IDX (the index type inside one matrix:
+// (float|double), IS_DOUBLE, TRANS_A, TRANS_B (0|1), DEVICE_IS_CPU (0|1), IDX (the index type inside one matrix:
 // int, or long for matrices past 2^31 elements), A_ALIGNED, B_ALIGNED, C_ALIGNED (1: vector
 // accesses may be plain vector loads/stores); then the configuration's, each a name of
 // include/tessera/blas/gemm_params.def or gemm_rules.def in upper case: IS_<FAMILY> (IS_LOCAL,
@@ -10,6 +10,19 @@
 
 #if IS_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+// The kernels' helpers are inlined: PoCL's compiler left them as calls otherwise, with the
+// work-item's accumulators passed through memory at every call (a third of the speed on a CPU).
+#define GEMM_INLINE inline __attribute__((always_inline))
+
+// acc + a * b in the register blocks. On CPU devices (DEVICE_IS_CPU, from the host) written as an
+// expression, which the compiler contracts into an fma where the CPU has one: PoCL's mad() was a
+// multiply and an add. Elsewhere mad(), what the GPU kernels were tuned with.
+#if DEVICE_IS_CPU
+#define GEMM_MAD(a, b, acc) ((a) * (b) + (acc))
+#else
+#define GEMM_MAD(a, b, acc) mad((a), (b), (acc))
 #endif
 
 typedef REAL real;

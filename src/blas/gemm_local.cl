@@ -166,6 +166,19 @@ inline void gemm_store_b(local real* b_tile, const realv regs[B_LOADS], const in
 // ---- the multiply of one pair of tiles --------------------------------------------------------
 inline void gemm_multiply_tiles(realv acc[ITEM_COLS][RV], const local real* a_tile,
                                 const local real* b_tile, const int lr, const int lc) {
+#if DEVICE_IS_CPU
+  // On a CPU the sums live in a private copy for the tile: acc is live across the K loop's
+  // barriers, so PoCL keeps it in memory, and could not keep it in registers here (it could not
+  // tell it apart from the local tiles): every product was stored back at once (1024^3 on 2 AVX2
+  // cores: 24 -> 39 GFLOP/s with the copy).
+  realv sums[ITEM_COLS][RV];
+#pragma unroll
+  for (int j = 0; j < ITEM_COLS; ++j)
+#pragma unroll
+    for (int v = 0; v < RV; ++v) sums[j][v] = acc[j][v];
+#else
+  realv (*sums)[RV] = acc;
+#endif
 #pragma unroll
   for (int k = 0; k < KT; ++k) {
     realv a[RV];
@@ -180,8 +193,14 @@ inline void gemm_multiply_tiles(realv acc[ITEM_COLS][RV], const local real* a_ti
 #pragma unroll
     for (int j = 0; j < ITEM_COLS; ++j)
 #pragma unroll
-      for (int v = 0; v < RV; ++v) acc[j][v] = mad(a[v], (realv)(b[j]), acc[j][v]);
+      for (int v = 0; v < RV; ++v) sums[j][v] = GEMM_MAD(a[v], (realv)(b[j]), sums[j][v]);
   }
+#if DEVICE_IS_CPU
+#pragma unroll
+  for (int j = 0; j < ITEM_COLS; ++j)
+#pragma unroll
+    for (int v = 0; v < RV; ++v) acc[j][v] = sums[j][v];
+#endif
 }
 
 // The store of the work-item's block of C. Positions are recomputed from the work-item ids

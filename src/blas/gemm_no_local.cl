@@ -22,10 +22,10 @@
 #endif
 
 // One step of K: acc += op(A)(rows, k) * op(B)(k, cols).
-inline void gemm_no_local_step(realv acc[ITEM_COLS][RV], const global real* restrict A, const int lda,
-                               const global real* restrict B, const int ldb, const int k, const int m0,
-                               const int n0, const int lr, const int lc, const int M, const int N,
-                               const bool inside) {
+GEMM_INLINE void gemm_no_local_step(realv acc[ITEM_COLS][RV], const global real* restrict A, const int lda,
+                                    const global real* restrict B, const int ldb, const int k, const int m0,
+                                    const int n0, const int lr, const int lc, const int M, const int N,
+                                    const bool inside) {
   realv a[RV];
 #pragma unroll
   for (int v = 0; v < RV; ++v) {
@@ -59,13 +59,13 @@ inline void gemm_no_local_step(realv acc[ITEM_COLS][RV], const global real* rest
 #pragma unroll
   for (int j = 0; j < ITEM_COLS; ++j)
 #pragma unroll
-    for (int v = 0; v < RV; ++v) acc[j][v] = mad(a[v], (realv)(b[j]), acc[j][v]);
+    for (int v = 0; v < RV; ++v) acc[j][v] = GEMM_MAD(a[v], (realv)(b[j]), acc[j][v]);
 }
 
-inline void gemm_no_local_accumulate(realv acc[ITEM_COLS][RV], const global real* restrict A,
-                                     const int lda, const global real* restrict B, const int ldb,
-                                     const int K, const int m0, const int n0, const int lr, const int lc,
-                                     const int M, const int N, const bool inside) {
+GEMM_INLINE void gemm_no_local_accumulate(realv acc[ITEM_COLS][RV], const global real* restrict A,
+                                          const int lda, const global real* restrict B, const int ldb,
+                                          const int K, const int m0, const int n0, const int lr, const int lc,
+                                          const int M, const int N, const bool inside) {
   int k = 0;
 #if K_TILE > 1
   for (; k + K_TILE <= K; k += K_TILE) {

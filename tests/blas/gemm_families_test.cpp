@@ -1,6 +1,7 @@
 // Every kernel family x transposes x float/double against OpenBLAS: a representative set
 // of sizes from {1, 7, 64, 127, 257} with lda > rows, batches, beta = 0 on a NaN-filled C,
 // k = 0 and alpha = 0. (gemm_exhaustive_test.cpp runs all 125 size combinations.)
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "blas/gemm_check.hpp"
@@ -108,6 +109,28 @@ TEST(GemmTallBlocks, NarrowOutputsMatchOpenBlasAtOddSizesAndEveryTranspose) {
           c.lda_pad = 1, c.ldb_pad = 2, c.ldc_pad = 1, c.odd_ld = true;
           check_gemm<float>(blas::parse_gemm_params(text), c);
         }
+}
+
+}  // namespace
+
+namespace {
+
+// The register blocks' arithmetic takes its CPU form (gemm_common.cl's DEVICE_IS_CPU: sums kept
+// in registers across a tile, products contracted into fma) on CPU devices alone; GPUs keep the
+// form they were tuned with. The results of both forms are checked by GemmFamilies on each device.
+TEST(GemmProgramText, TheCpuFormIsForCpuDevicesAlone) {
+  auto& ctx = tessera::runtime::context::get();
+  tessera::runtime::device_buffer a(ctx, 64 * sizeof(float)), b(ctx, 64 * sizeof(float)), c(ctx, 64 * sizeof(float));
+  blas::gemm_arguments<float> args;
+  args.m = args.n = args.k = 8;
+  args.a = &a, args.b = &b, args.c = &c, args.lda = args.ldb = args.ldc = 8;
+  const bool cpu = ctx.device().type == tessera::runtime::device_type::cpu;
+  for (const char* text : {"local cache_line_bytes=64 item=8x8 wg=2x2 vector_width=8",
+                           "no_local cache_line_bytes=64 item=16x8 wg=2x2 vector_width=8"}) {
+    const auto program = blas::detail::program_text(blas::parse_gemm_params(text), args, ctx);
+    EXPECT_THAT(program.options, ::testing::HasSubstr(cpu ? "-DDEVICE_IS_CPU=1" : "-DDEVICE_IS_CPU=0")) << text;
+    EXPECT_THAT(program.source, ::testing::HasSubstr("#if DEVICE_IS_CPU")) << text;
+  }
 }
 
 }  // namespace
