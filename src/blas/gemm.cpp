@@ -189,7 +189,7 @@ bool vector_aligned(int vw, std::size_t offset, std::int64_t ld, std::int64_t st
 
 // Everything a call's kernel is built from, besides the epilogue's source: the kernel cache's key
 // (a comparison of a few integers per call, where formatting the build options cost more host time
-// than PoCL's enqueue) and, with the device's type, the input of kernel_options.
+// than PoCL's enqueue) and, with the context's device, the input of kernel_options.
 struct kernel_variant {
   gemm_params params;  // as the call runs it (for_call)
   int element_bytes = 4;  // of T
@@ -223,8 +223,10 @@ kernel_variant variant_of(const gemm_params& p, const gemm_arguments<T>& args) {
   return v;
 }
 
-// device_is_cpu: DEVICE_IS_CPU, the CPU form of the register blocks' arithmetic (gemm_common.cl).
-std::string kernel_options(const kernel_variant& v, bool device_is_cpu) {
+// The variant's defines, and DEVICE_IS_CPU (the CPU form of the register blocks' arithmetic,
+// gemm_common.cl) from the context's device: one device per context, so not part of the variant.
+std::string kernel_options(const kernel_variant& v, const runtime::context& ctx) {
+  const bool device_is_cpu = ctx.device().type == runtime::device_type::cpu;
   const bool is_double = v.element_bytes == 8;
   const int ab_bytes = operand_bytes(v.operands, v.element_bytes);
   // What the call decides, then what the configuration does (gemm_params.def, gemm_rules.def).
@@ -243,8 +245,6 @@ std::string kernel_options(const kernel_variant& v, bool device_is_cpu) {
                      int(v.trans_b), v.wide_index ? "long" : "int", int(v.a_aligned), int(v.b_aligned),
                      int(v.c_aligned), int(device_is_cpu), kernel_defines(v.params, ab_bytes));
 }
-
-bool is_cpu(const runtime::context& ctx) { return ctx.device().type == runtime::device_type::cpu; }
 
 std::string program_source(gemm_family family, std::string_view epilogue_source = {}) {
   std::string source(epilogue_source);
@@ -277,7 +277,7 @@ std::shared_ptr<runtime::kernel> get_kernel(const runtime::context& ctx, const k
     const std::string name = epilogue != nullptr
                                  ? fmt::format("gemm {} ({}) + {}", to_string(family), to_string(p), epilogue->name)
                                  : fmt::format("gemm {} ({})", to_string(family), to_string(p));
-    return ctx.programs().get(name, source, kernel_options(key.variant, is_cpu(ctx)))->make_kernel(
+    return ctx.programs().get(name, source, kernel_options(key.variant, ctx))->make_kernel(
         role == gemm_kernel_role::main ? "tessera_gemm" : "tessera_gemm_split_k_reduce");
   });
 }
@@ -425,7 +425,7 @@ std::size_t launch_count() { return launches.load(); }
 template <device_scalar T>
 gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
                                const runtime::context& ctx) {
-  return {program_source(params.family), kernel_options(variant_of(for_call(params, args, ctx), args), is_cpu(ctx))};
+  return program_text(params, args, ctx, {});
 }
 template gemm_program_text program_text<float>(const gemm_params&, const gemm_arguments<float>&,
                                                const runtime::context&);
@@ -436,7 +436,7 @@ template <device_scalar T>
 gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
                                const runtime::context& ctx, std::string_view epilogue_source) {
   return {program_source(params.family, epilogue_source),
-          kernel_options(variant_of(for_call(params, args, ctx), args), is_cpu(ctx))};
+          kernel_options(variant_of(for_call(params, args, ctx), args), ctx)};
 }
 
 template <device_scalar T>

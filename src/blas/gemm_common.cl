@@ -1,19 +1,20 @@
 // Shared part of tessera's GEMM kernels (column-major C = alpha * op(A) * op(B) + beta * C,
 // strided batches). The host (src/blas/gemm.cpp) prepends the call's defines: REAL
-// (float|double), IS_DOUBLE, TRANS_A, TRANS_B (0|1), DEVICE_IS_CPU (0|1), IDX (the index type inside one matrix:
-// int, or long for matrices past 2^31 elements), A_ALIGNED, B_ALIGNED, C_ALIGNED (1: vector
-// accesses may be plain vector loads/stores); then the configuration's, each a name of
-// include/tessera/blas/gemm_params.def or gemm_rules.def in upper case: IS_<FAMILY> (IS_LOCAL,
-// IS_NO_LOCAL_FULL, ...), every parameter (VECTOR_WIDTH, ITEM_ROWS, ITEM_COLS, WG_ROWS,
-// WG_COLS, SG_ROWS, SG_COLS, WG_BATCH, DOUBLE_BUFFER, ...) and every derived value (K_TILE,
-// PAD_A, PAD_B, ...). Their validity rules are include/tessera/blas/gemm_rules.def.
+// (float|double), IS_DOUBLE, TRANS_A, TRANS_B (0|1), DEVICE_IS_CPU (0|1), IDX (the index type
+// inside one matrix: int, or long for matrices past 2^31 elements), A_ALIGNED, B_ALIGNED,
+// C_ALIGNED (1: vector accesses may be plain vector loads/stores); then the configuration's,
+// each a name of include/tessera/blas/gemm_params.def or gemm_rules.def in upper case:
+// IS_<FAMILY> (IS_LOCAL, IS_NO_LOCAL_FULL, ...), every parameter (VECTOR_WIDTH, ITEM_ROWS,
+// ITEM_COLS, WG_ROWS, WG_COLS, SG_ROWS, SG_COLS, WG_BATCH, DOUBLE_BUFFER, ...) and every derived
+// value (K_TILE, PAD_A, PAD_B, ...). Their validity rules are include/tessera/blas/gemm_rules.def.
 
 #if IS_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
-// The kernels' helpers are inlined: PoCL's compiler left them as calls otherwise, with the
-// work-item's accumulators passed through memory at every call (a third of the speed on a CPU).
+// For the helpers that take a work-item's sums through K (the no_local family's): PoCL's compiler
+// left them as calls otherwise, the sums passed through memory at every call (a third of the
+// speed on a CPU). The local family's loads and stores ran slower inlined on PoCL, so not those.
 #define GEMM_INLINE inline __attribute__((always_inline))
 
 // acc + a * b in the register blocks. On CPU devices (DEVICE_IS_CPU, from the host) written as an
