@@ -17,6 +17,11 @@
 #                     the kernels that ran whose names match TESSERA_PROFILE_MATCH (default
 #                     'n[nt]_tf32': NN and NT) through benchmark/mma_probe/profile_ptx.py (ncu does
 #                     not see OpenCL kernels): occupancy, issue, stall reasons, bank conflicts
+#   gemm-profile      bench_gemm's float defaults (and cuBLAS) at TESSERA_PROFILE_SIZE^3 (4096) for
+#                     every transpose, then Nsight Compute on the PTX of the local-family kernels that
+#                     ran whose names match TESSERA_PROFILE_MATCH (default: all) through
+#                     benchmark/mma_probe/profile_ptx.py: throughput, shared-memory wavefronts and bank
+#                     conflicts, global sectors, DRAM bytes and the warps' stall reasons per issue
 #   tune-precision    TESSERA_TUNE_TOOL (tune_nt) --precision TESSERA_TUNE_PRECISION (tf32) at
 #                     TESSERA_TUNE_SIZE^3 (8192) with --budget TESSERA_TUNE_BUDGET (16); several
 #                     precisions in one step: TESSERA_TUNE_PRECISION="tf32 fp16" (one JSON each,
@@ -73,7 +78,7 @@ build=${TESSERA_GPU_BUILD:-/tmp/tessera-gpu-build}
 jobs=$(nproc)
 export TESSERA_DEVICE=${TESSERA_DEVICE:-gpu} TESSERA_CACHE_DIR=${TESSERA_CACHE_DIR:-/tmp/tessera-gpu-cache}
 mkdir -p "$out"
-usage() { grep '^#' "$0" | sed -n '2,70p'; exit 2; }
+usage() { sed -n '2,/^[^#]/p' "$0" | grep '^#'; exit 2; }
 [ $# -gt 0 ] || usage
 [ $# -le 3 ] || { echo "gpu-run: at most three steps per call (8 files come back)"; exit 2; }
 
@@ -153,6 +158,33 @@ step_mma-profile() {
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
 smsp__inst_executed_pipe_lsu.sum,smsp__inst_executed.sum,sm__inst_executed_pipe_tensor_op_hmma.sum \
       python3 benchmark/mma_probe/profile_ptx.py run "$ptx" 8192 8192 8192 --reps 1 || failed=1
+  done
+  return $failed
+}
+
+step_gemm-profile() {
+  targets bench_gemm || return 1
+  local cache=/tmp/gemm-profile-cache ptx_dir=/tmp/gemm-profile-ptx size=${TESSERA_PROFILE_SIZE:-4096} failed=0
+  rm -rf "$cache" "$ptx_dir"
+  TESSERA_CACHE_DIR=$cache TESSERA_BENCH_TRANSPOSES=nn,nt,tn,tt bench 300 benchmark/gemm/bench_gemm gemm-profile \
+    --benchmark_filter="^(tessera|cublas)/float/(nn|nt|tn|tt)/${size}x${size}x${size}/"
+  python3 benchmark/mma_probe/profile_ptx.py extract "$cache" "$ptx_dir" --family local || return 1
+  local ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)} stalls="" reason
+  for reason in barrier short_scoreboard long_scoreboard mio_throttle lg_throttle not_selected math_pipe_throttle \
+      wait dispatch_stall no_instruction branch_resolving membar drain; do
+    stalls+=",smsp__average_warps_issue_stalled_${reason}_per_issue_active.ratio"
+  done
+  for ptx in "$ptx_dir"/*.ptx; do
+    [[ $(basename "$ptx") =~ ${TESSERA_PROFILE_MATCH:-.} && $ptx != *_unaligned* ]] || continue
+    echo "==== $(basename "$ptx" .ptx)"
+    timeout 180 "$ncu" --clock-control none -k tessera_gemm -s 1 -c 1 --section SpeedOfLight \
+      --section LaunchStats --section Occupancy --section WarpStateStats \
+      --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,\
+l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,dram__bytes_read.sum,smsp__inst_executed.sum,\
+smsp__inst_executed_pipe_fma.sum,smsp__issue_active.avg.pct_of_peak_sustained_active$stalls \
+      python3 benchmark/mma_probe/profile_ptx.py run "$ptx" "$size" "$size" "$size" --reps 3 || failed=1
   done
   return $failed
 }

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Profiles tessera's mma GEMM kernels with Nsight Compute, which does not see OpenCL kernels.
+"""Profiles tessera's GEMM kernels (the mma and local families) with Nsight Compute, which does
+not see OpenCL kernels.
 
 NVIDIA's OpenCL driver compiles a kernel to PTX, and tessera's disk cache keeps that PTX (the
 program binary) with the build options in its key. This script takes a kernel from the cache and
 runs the same PTX through the CUDA driver (CuPy's RawModule), where `ncu` sees it:
 
-  extract CACHE_DIR OUT_DIR   writes OUT_DIR/<name>.ptx and <name>.json (the build options) for
-                              every cached mma GEMM (name: transposes, input, configuration)
+  extract CACHE_DIR OUT_DIR [--family mma|local]
+                              writes OUT_DIR/<name>.ptx and <name>.json (the build options) for
+                              every cached GEMM of the family, mma by default (name: transposes,
+                              input, configuration); split-K's kernels (a workspace argument and a
+                              second kernel) are left out
   run PTX M N K [--reps R]    launches it on fresh random data as tessera launches it (the grid
                               and work-group from the options), checks sampled entries of C
                               against an FP64 product and prints the time per launch
@@ -15,7 +19,8 @@ runs the same PTX through the CUDA driver (CuPy's RawModule), where `ncu` sees i
                               often they ran (the K loop's body is the block run once per K tile
                               and warp), their opcodes and where the warps' stall samples fell
 
-GPU machine only (CuPy, ncu): scripts/gpu-run.sh's step `mma-profile` runs both under ncu.
+GPU machine only (CuPy, ncu): scripts/gpu-run.sh's steps `mma-profile` and `gemm-profile` run
+both under ncu.
 """
 import argparse
 import collections
@@ -61,7 +66,21 @@ def build_options(key):
     return {m.group(1): m.group(2) for m in re.finditer(r"-D(\w+)=(\S+)", line)}
 
 
-def extract(cache_dir, out_dir):
+def kernel_name(options, family):
+    """The file name of a cached kernel: transposes, input and the configuration's values."""
+    transposes = ("t" if options["TRANS_A"] == "1" else "n") + ("t" if options["TRANS_B"] == "1" else "n")
+    aligned = "" if options.get("A_ALIGNED") == "1" and options.get("B_ALIGNED") == "1" else "_unaligned"
+    if family == "mma":
+        precision = {"0": "tf32", "1": "fp16", "2": "bf16"}[options.get("MMA_INPUT", "0")]
+        return (f"{transposes}_{precision}_wg{options['WG_ROWS']}x{options['WG_COLS']}_k{options['K_TILE']}"
+                f"_s{options['STAGES']}_p{options.get('PAIRED_ROWS', '0')}{aligned}")
+    return (f"{transposes}_{options['REAL']}_i{options['ITEM_ROWS']}x{options['ITEM_COLS']}"
+            f"_wg{options['WG_ROWS']}x{options['WG_COLS']}_sg{options['SG_ROWS']}x{options['SG_COLS']}"
+            f"_k{options['K_TILE']}_v{options['VECTOR_WIDTH']}_db{options['DOUBLE_BUFFER']}"
+            f"_pad{options['PAD_A']}x{options['PAD_B']}{aligned}")
+
+
+def extract(cache_dir, out_dir, family="mma"):
     out_dir.mkdir(parents=True, exist_ok=True)
     names = []
     for path in sorted(cache_dir.glob("*.clbin")):
@@ -70,18 +89,14 @@ def extract(cache_dir, out_dir):
         except ValueError:
             continue
         options = build_options(key)
-        if options.get("IS_MMA") != "1" or b".entry tessera_gemm" not in binary:
+        if (options.get(f"IS_{family.upper()}") != "1" or options.get("SPLIT_K", "1") != "1"
+                or b".entry tessera_gemm" not in binary):
             continue
-        transposes = ("t" if options["TRANS_A"] == "1" else "n") + ("t" if options["TRANS_B"] == "1" else "n")
-        precision = {"0": "tf32", "1": "fp16", "2": "bf16"}[options.get("MMA_INPUT", "0")]
-        aligned = "" if options.get("A_ALIGNED") == "1" and options.get("B_ALIGNED") == "1" else "_unaligned"
-        name = (f"{transposes}_{precision}_wg{options['WG_ROWS']}x{options['WG_COLS']}_k{options['K_TILE']}"
-                f"_s{options['STAGES']}_p{options.get('PAIRED_ROWS', '0')}"
-                f"{aligned}")
+        name = kernel_name(options, family)
         (out_dir / f"{name}.ptx").write_bytes(binary.rstrip(b"\0"))
         (out_dir / f"{name}.json").write_text(json.dumps(options, indent=1))
         names.append(name)
-    print("\n".join(names) if names else f"no mma GEMM kernels in {cache_dir}")
+    print("\n".join(names) if names else f"no {family} GEMM kernels in {cache_dir}")
     return 0 if names else 1
 
 
@@ -97,11 +112,12 @@ def as_cuda_launch(ptx):
     """The PTX with NVIDIA OpenCL's launch registers replaced by CUDA's.
 
     The OpenCL driver passes a launch's group offset in %envreg0-2 (get_group_id(d) adds it to
-    %ctaid) and its group counts in %envreg6-8 (get_num_groups); a CUDA launch has no offset and
-    its counts in %nctaid. Any other %envreg is refused rather than guessed."""
+    %ctaid), its global offset in %envreg3-5 (get_global_id(d) adds it) and its group counts in
+    %envreg6-8 (get_num_groups); a CUDA launch has no offsets (tessera launches without a global
+    offset) and its counts in %nctaid. Any other %envreg is refused rather than guessed."""
     def replace(match):
         register, index = match.group(1), int(match.group(2))
-        if index in (0, 1, 2):
+        if index in (0, 1, 2, 3, 4, 5):
             return f"mov.b32 {register}, 0;"
         if index in (6, 7, 8):
             return f"mov.u32 {register}, %nctaid.{'xyz'[index - 6]};"
@@ -119,6 +135,8 @@ def run(ptx_path, m, n, k, reps):
     if len(types) != len(GEMM_PARAMETERS):
         raise SystemExit(f"the PTX entry has {len(types)} parameters ({types}), the GEMM signature "
                          f"{len(GEMM_PARAMETERS)}: a fused epilogue's kernel, or the signature changed")
+    if options.get("REAL", "float") != "float":
+        raise SystemExit(f"{ptx_path.name}: a {options['REAL']} kernel; this harness fills float operands")
     trans_a, trans_b = options["TRANS_A"] == "1", options["TRANS_B"] == "1"
     input_format = options.get("MMA_INPUT", "0")
     rng = np.random.default_rng(7)
@@ -147,7 +165,8 @@ def run(ptx_path, m, n, k, reps):
     wg_rows, wg_cols = int(options["WG_ROWS"]), int(options["WG_COLS"])
     block_rows, block_cols = int(options["BLOCK_ROWS"]), int(options["BLOCK_COLS"])
     grid = (-(-m // block_rows), -(-n // block_cols), 1)
-    block = (32 * wg_rows, wg_cols, 1)
+    is_mma = options.get("IS_MMA") == "1"
+    block = (32 * wg_rows if is_mma else wg_rows, wg_cols, 1)  # mma: wg counts warps
     with tempfile.TemporaryDirectory() as directory:
         cuda_ptx = pathlib.Path(directory) / ptx_path.name
         cuda_ptx.write_text(as_cuda_launch(ptx))
@@ -165,7 +184,9 @@ def run(ptx_path, m, n, k, reps):
     scale = np.einsum("ij,ij->i", np.abs(a_rows), np.abs(b_cols))
     got = cp.asnumpy(c[cp.asarray(cols), cp.asarray(rows)]).astype(np.float64)
     error = float(np.max(np.abs(got - reference) / scale))
-    bound = {"0": 2.0 ** -9, "1": 2.0 ** -10, "2": 2.0 ** -7}[input_format]
+    # TF32, FP16 and BF16 products; float ones (the local family) round only in the sums, far below
+    # what a wrong index or a lost K tile gives (of the order of 1).
+    bound = {"0": 2.0 ** -9, "1": 2.0 ** -10, "2": 2.0 ** -7}[input_format] if is_mma else 2.0 ** -14
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     start.record()
     for _ in range(reps):
@@ -207,6 +228,7 @@ def main():
     extract_command = commands.add_parser("extract")
     extract_command.add_argument("cache_dir", type=pathlib.Path)
     extract_command.add_argument("out_dir", type=pathlib.Path)
+    extract_command.add_argument("--family", choices=["mma", "local"], default="mma")
     run_command = commands.add_parser("run")
     run_command.add_argument("ptx", type=pathlib.Path)
     run_command.add_argument("m", type=int)
@@ -217,7 +239,7 @@ def main():
     sass_command.add_argument("page", type=pathlib.Path)
     arguments = parser.parse_args()
     if arguments.command == "extract":
-        return extract(arguments.cache_dir, arguments.out_dir)
+        return extract(arguments.cache_dir, arguments.out_dir, arguments.family)
     if arguments.command == "sass":
         return summarize_sass(arguments.page)
     return run(arguments.ptx, arguments.m, arguments.n, arguments.k, arguments.reps)

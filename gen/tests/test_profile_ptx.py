@@ -55,6 +55,23 @@ def test_extract_writes_the_mma_kernels_alone(tmp_path):
     assert (out / "nt_tf32_wg2x4_k16_s3_p1.ptx").read_text() == PTX  # the C string's NUL dropped
 
 
+LOCAL_OPTIONS = ("-DREAL=float -DTRANS_A=1 -DTRANS_B=0 -DA_ALIGNED=1 -DB_ALIGNED=1 -DIS_MMA=0 -DIS_LOCAL=1 "
+                 "-DITEM_ROWS=8 -DITEM_COLS=8 -DWG_ROWS=16 -DWG_COLS=16 -DSG_ROWS=1 -DSG_COLS=1 -DK_TILE=16 "
+                 "-DVECTOR_WIDTH=4 -DDOUBLE_BUFFER=0 -DPAD_A=4 -DPAD_B=4 -DSPLIT_K=1")
+
+
+def test_extract_of_the_local_family_names_its_configuration(tmp_path):
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    cache.mkdir()
+    (cache / "a.clbin").write_bytes(entry(LOCAL_OPTIONS, PTX.encode()))
+    (cache / "b.clbin").write_bytes(entry(MMA_OPTIONS, PTX.encode()))
+    # split-K: a workspace argument and a second kernel, which `run` does not launch
+    (cache / "c.clbin").write_bytes(entry(LOCAL_OPTIONS.replace("SPLIT_K=1", "SPLIT_K=4"), PTX.encode()))
+    assert profile_ptx.extract(cache, out, family="local") == 0
+    assert sorted(p.name for p in out.iterdir()) == ["tn_float_i8x8_wg16x16_sg1x1_k16_v4_db0_pad4x4.json",
+                                                     "tn_float_i8x8_wg16x16_sg1x1_k16_v4_db0_pad4x4.ptx"]
+
+
 def test_extract_of_a_cache_without_mma_kernels_fails(tmp_path):
     assert profile_ptx.extract(tmp_path, tmp_path / "out") == 1
 
@@ -71,8 +88,10 @@ def test_opencl_launch_registers_become_cuda_ones():
     assert "%envreg" not in cuda
     assert "mov.b32 %r273, 0;" in cuda and "mov.b32 %r293, 0;" in cuda  # no group offset
     assert "mov.u32 %r278, %nctaid.x;" in cuda and "mov.u32 %r280, %nctaid.y;" in cuda
-    with pytest.raises(SystemExit, match="envreg3"):
-        profile_ptx.as_cuda_launch("\tmov.b32 \t%r9, %envreg3;\n")
+    # the global offset (get_global_id's): tessera launches without one
+    assert profile_ptx.as_cuda_launch("\tmov.b32 \t%r9, %envreg5;\n") == "\tmov.b32 %r9, 0;\n"
+    with pytest.raises(SystemExit, match="envreg9"):
+        profile_ptx.as_cuda_launch("\tmov.b32 \t%r9, %envreg9;\n")
 
 
 def test_the_entry_parameters_are_read_in_order():
