@@ -231,6 +231,62 @@ std::vector<gemm_default_entry> read_gemm_defaults_file(const std::string& path)
   return out;
 }
 
+namespace {
+
+// A built-in entry as constants. The table turns them into entries in one loop: about a thousand
+// push_backs of their own, one per entry, took GCC 144 s to compile at -O3 in one function.
+struct built_in_entry {
+  const char* level;  // gemm_match_level's name; "name" for tuned shapes
+  const char* match;
+  const char* architecture;
+  int element_bytes;
+  const char* transposes;
+  std::int64_t m, n, k, batch;  // a tuned shape's sizes; m = 0 for a class entry
+  const char* problem;          // a class entry's class (a tuned shape's is its own)
+  const char* precision;
+  const char* config;
+  gemm_entry_role role;
+  double gflops;
+  const char* origin;
+};
+
+// Tuned winners (configs/defaults/*.json, rendered by gen/defaults_table.py at build time) come
+// first: they match by device name, the most specific level.
+constexpr built_in_entry built_in_entries[] = {
+#define TESSERA_GEMM_TUNED(match, architecture, element_bytes, transposes, m, n, k, batch, precision, config, origin) \
+  {"name", match, architecture, element_bytes, transposes, m, n, k, batch, "", precision, config,                   \
+   gemm_entry_role::tuned, 0.0, origin},
+#define TESSERA_GEMM_MEASURED(match, architecture, element_bytes, transposes, m, n, k, batch, precision, config, gflops, \
+                              origin)                                                                            \
+  {"name", match, architecture, element_bytes, transposes, m, n, k, batch, "", precision, config,               \
+   gemm_entry_role::measured, gflops, origin},
+#define TESSERA_GEMM_DEFAULT(level, match, element_bytes, transposes, problem, config, origin)                  \
+  {#level, match, "", element_bytes, transposes, 0, 0, 0, 0, problem, "default", config, gemm_entry_role::tuned, \
+   0.0, origin},
+#define TESSERA_GEMM_MATH_DEFAULT(level, match, element_bytes, precision, transposes, problem, config, origin)  \
+  {#level, match, "", element_bytes, transposes, 0, 0, 0, 0, problem, precision, config, gemm_entry_role::tuned, \
+   0.0, origin},
+#include "gemm_tuned_defaults.def"
+#include "gemm_defaults.def"
+#undef TESSERA_GEMM_DEFAULT
+#undef TESSERA_GEMM_MATH_DEFAULT
+#undef TESSERA_GEMM_TUNED
+#undef TESSERA_GEMM_MEASURED
+};
+
+gemm_default_entry entry_of(const built_in_entry& b) {
+  gemm_default_entry e{parse_level(b.level), b.match, b.element_bytes, b.transposes, b.problem,
+                       parse_gemm_params(b.config), b.origin, std::nullopt, b.architecture, b.precision, b.role,
+                       b.gflops};
+  if (b.m > 0) {
+    e.problem = std::string(to_string(classify_problem(b.m, b.n, b.k, b.batch)));
+    e.shape = gemm_problem_shape{b.m, b.n, b.k, b.batch, b.transposes[0] == 't', b.transposes[1] == 't'};
+  }
+  return e;
+}
+
+}  // namespace
+
 const std::vector<gemm_default_entry>& gemm_defaults_table() {
   static const std::vector<gemm_default_entry> table = [] {
     std::vector<gemm_default_entry> t;
@@ -241,31 +297,7 @@ const std::vector<gemm_default_entry>& gemm_defaults_table() {
         if (!path.empty())
           for (auto& e : read_gemm_defaults_file(path)) t.push_back(std::move(e));
     }
-#define TESSERA_GEMM_TUNED(match, architecture, element_bytes, transposes, m, n, k, batch, precision, config, origin) \
-  t.push_back({gemm_match_level::name, match, element_bytes, transposes,                                               \
-               std::string(to_string(classify_problem(m, n, k, batch))), parse_gemm_params(config), origin,            \
-               gemm_problem_shape{m, n, k, batch, (transposes)[0] == 't', (transposes)[1] == 't'}, architecture,       \
-               precision});
-#define TESSERA_GEMM_MEASURED(match, architecture, element_bytes, transposes, m, n, k, batch, precision, config, gflops, \
-                              origin)                                                                            \
-  t.push_back({gemm_match_level::name, match, element_bytes, transposes,                                        \
-               std::string(to_string(classify_problem(m, n, k, batch))), parse_gemm_params(config), origin,     \
-               gemm_problem_shape{m, n, k, batch, (transposes)[0] == 't', (transposes)[1] == 't'}, architecture, \
-               precision, gemm_entry_role::measured, gflops});
-#define TESSERA_GEMM_DEFAULT(level, match, element_bytes, transposes, problem, config, origin) \
-  t.push_back({parse_level(#level), match, element_bytes, transposes, problem, parse_gemm_params(config), origin, \
-               std::nullopt, "", "default"});
-#define TESSERA_GEMM_MATH_DEFAULT(level, match, element_bytes, precision, transposes, problem, config, origin)     \
-  t.push_back({parse_level(#level), match, element_bytes, transposes, problem, parse_gemm_params(config), origin, \
-               std::nullopt, "", precision});
-// Tuned winners (configs/defaults/*.json, rendered by gen/defaults_table.py at build time)
-// come first: they match by device name, the most specific level.
-#include "gemm_tuned_defaults.def"
-#include "gemm_defaults.def"
-#undef TESSERA_GEMM_DEFAULT
-#undef TESSERA_GEMM_MATH_DEFAULT
-#undef TESSERA_GEMM_TUNED
-#undef TESSERA_GEMM_MEASURED
+    for (const auto& b : built_in_entries) t.push_back(entry_of(b));
     return t;
   }();
   return table;
