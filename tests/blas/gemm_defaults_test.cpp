@@ -10,6 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/sanitizers.hpp"
+
 namespace blas = tessera::blas;
 namespace rt = tessera::runtime;
 
@@ -408,18 +410,7 @@ TEST(GemmShapeDatabase, ADefaultsFileIsReadWithItsShapesAndBadOnesAreNamed) {
 // Under AddressSanitizer at -O0 (scripts/test-sanitizers.sh) a pick took 1.3 ms against 45 us in
 // the release build (321 s for the test below, a quarter of that run's test time): there, where
 // the question is memory errors in the same code, a tenth of the shapes; the release run checks all.
-// GCC says so by __SANITIZE_ADDRESS__, clang by __has_feature (which GCC 12 lacks).
-#if defined(__has_feature)
-#define TESSERA_TEST_HAS_FEATURE(feature) __has_feature(feature)
-#else
-#define TESSERA_TEST_HAS_FEATURE(feature) 0
-#endif
-#if defined(__SANITIZE_ADDRESS__) || TESSERA_TEST_HAS_FEATURE(address_sanitizer)
-constexpr int random_shape_count = 500;
-#else
-constexpr int random_shape_count = 5000;
-#endif
-#undef TESSERA_TEST_HAS_FEATURE
+constexpr int random_shape_count = tessera::testing::under_address_sanitizer ? 500 : 5000;
 
 // The property the lead's judging relies on: whatever the shape (random, odd, huge, empty-ish)
 // and whatever the device, the pick passes every rule for that device.
