@@ -236,7 +236,7 @@ namespace {
 // A built-in entry as constants. The table turns them into entries in one loop: about a thousand
 // push_backs of their own, one per entry, took GCC 144 s to compile at -O3 in one function.
 struct built_in_entry {
-  const char* level;  // gemm_match_level's name; "name" for tuned shapes
+  gemm_match_level level;  // name for tuned shapes
   const char* match;
   const char* architecture;
   int element_bytes;
@@ -254,18 +254,18 @@ struct built_in_entry {
 // first: they match by device name, the most specific level.
 constexpr built_in_entry built_in_entries[] = {
 #define TESSERA_GEMM_TUNED(match, architecture, element_bytes, transposes, m, n, k, batch, precision, config, origin) \
-  {"name", match, architecture, element_bytes, transposes, m, n, k, batch, "", precision, config,                   \
+  {gemm_match_level::name, match, architecture, element_bytes, transposes, m, n, k, batch, "", precision, config,   \
    gemm_entry_role::tuned, 0.0, origin},
 #define TESSERA_GEMM_MEASURED(match, architecture, element_bytes, transposes, m, n, k, batch, precision, config, gflops, \
                               origin)                                                                            \
-  {"name", match, architecture, element_bytes, transposes, m, n, k, batch, "", precision, config,               \
+  {gemm_match_level::name, match, architecture, element_bytes, transposes, m, n, k, batch, "", precision, config, \
    gemm_entry_role::measured, gflops, origin},
 #define TESSERA_GEMM_DEFAULT(level, match, element_bytes, transposes, problem, config, origin)                  \
-  {#level, match, "", element_bytes, transposes, 0, 0, 0, 0, problem, "default", config, gemm_entry_role::tuned, \
-   0.0, origin},
+  {gemm_match_level::level, match, "", element_bytes, transposes, 0, 0, 0, 0, problem, "default", config,         \
+   gemm_entry_role::tuned, 0.0, origin},
 #define TESSERA_GEMM_MATH_DEFAULT(level, match, element_bytes, precision, transposes, problem, config, origin)  \
-  {#level, match, "", element_bytes, transposes, 0, 0, 0, 0, problem, precision, config, gemm_entry_role::tuned, \
-   0.0, origin},
+  {gemm_match_level::level, match, "", element_bytes, transposes, 0, 0, 0, 0, problem, precision, config,         \
+   gemm_entry_role::tuned, 0.0, origin},
 #include "gemm_tuned_defaults.def"
 #include "gemm_defaults.def"
 #undef TESSERA_GEMM_DEFAULT
@@ -275,7 +275,7 @@ constexpr built_in_entry built_in_entries[] = {
 };
 
 gemm_default_entry entry_of(const built_in_entry& b) {
-  gemm_default_entry e{parse_level(b.level), b.match, b.element_bytes, b.transposes, b.problem,
+  gemm_default_entry e{b.level, b.match, b.element_bytes, b.transposes, b.problem,
                        parse_gemm_params(b.config), b.origin, std::nullopt, b.architecture, b.precision, b.role,
                        b.gflops};
   if (b.m > 0) {
