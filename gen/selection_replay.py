@@ -45,8 +45,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from select_defaults import ELEMENT_BYTES, select, shape_key  # noqa: E402
 from tune_results import ResultsError, ResultsFile, Run, load_results  # noqa: E402
+import gemm_params  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def as_written_today(configuration: str) -> str:
+    """A recorded configuration in the text form gemm_pick writes today (every parameter of its
+    family): a sweep recorded before a parameter existed (pretranspose) names the same
+    configuration without it. A key the table no longer has (a dropped experiment's) leaves the
+    text as recorded: no pick can equal it."""
+    try:
+        return gemm_params.GemmConfig.from_text(configuration).text()
+    except ValueError:
+        return configuration
 
 
 def load_sweeps(path: Path, scratch: Path) -> list[ResultsFile]:
@@ -82,7 +94,7 @@ def measured_fractions(sweeps: list[ResultsFile]) -> dict[tuple, dict[str, float
             fastest = max(r.median_gflops for r in rows)
             per_config = samples.setdefault(shape_key(results, run), {})
             for r in rows:
-                per_config.setdefault(r.configuration, []).append(r.median_gflops / fastest)
+                per_config.setdefault(as_written_today(r.configuration), []).append(r.median_gflops / fastest)
     return {key: {c: statistics.median(v) for c, v in configs.items()} for key, configs in samples.items()}
 
 
@@ -101,7 +113,7 @@ def run_gemm_pick(gemm_pick: Path, db_path: Path, suite_path: Path, name: str, d
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise ResultsError(f"gemm_pick failed ({done.returncode}): {done.stderr.strip()}")
-    return [row["configuration"] for row in json.loads(done.stdout)]
+    return [as_written_today(row["configuration"]) for row in json.loads(done.stdout)]
 
 
 def pick(gemm_pick: Path, db_path: Path, suite_path: Path, key: tuple, device: dict, vendor: str,
@@ -175,7 +187,7 @@ def matrix_replay(matrix: ResultsFile, database: dict, gemm_pick: Path, vendor: 
     for run in matrix.runs:
         if run.partial:
             continue
-        rows = {r.configuration: r.median_gflops for r in run.results
+        rows = {as_written_today(r.configuration): r.median_gflops for r in run.results
                 if r.kind in ("config", "default") and r.status == "ok" and r.configuration and r.median_gflops}
         if rows:
             timed[(run.transposes, run.m, run.n, run.k, run.batch)] = rows

@@ -12,6 +12,9 @@ import pytest
 import selection_replay
 from test_select_defaults import DEFAULT, X, Y, finalist, run, write_results
 
+# The replay compares configurations in today's text form (selection_replay.as_written_today).
+X_TODAY, Y_TODAY, DEFAULT_TODAY = (selection_replay.as_written_today(c) for c in (X, Y, DEFAULT))
+
 
 def a_win_at(size: int, x_gflops: float, y_gflops: float) -> dict:
     """X beats the default (and Y) at size^3, clearly, in the search and the re-measurement."""
@@ -28,9 +31,9 @@ def test_fractions_are_per_sweep_then_the_median(tmp_path: Path) -> None:
     fractions = selection_replay.measured_fractions(sweeps)
     key = ("NVIDIA H200", "float", "fp32", "nn", 1024, 1024, 1024, 1)
     assert set(fractions) == {key}
-    assert fractions[key][X] == pytest.approx(1.0)
-    assert fractions[key][Y] == pytest.approx(0.75)  # the median of 0.5, 0.75, 0.875
-    assert fractions[key][DEFAULT] == pytest.approx(0.125)  # 100 of 800 in every sweep
+    assert fractions[key][X_TODAY] == pytest.approx(1.0)
+    assert fractions[key][Y_TODAY] == pytest.approx(0.75)  # the median of 0.5, 0.75, 0.875
+    assert fractions[key][DEFAULT_TODAY] == pytest.approx(0.125)  # 100 of 800 in every sweep
 
 
 def test_a_compare_sweeps_document_gives_both_of_its_sweeps(tmp_path: Path) -> None:
@@ -82,7 +85,7 @@ def test_each_shape_is_picked_from_a_database_without_it(tmp_path: Path) -> None
     replayed = json.loads(output.read_text())
     assert [s["m"] for s in replayed["shapes"]] == [1024, 2048]
     # The other shape's winner is X: measured 1.0 of the best at both shapes.
-    assert all(s["fill"] == {"configuration": X, "fraction_of_best": 1.0} for s in replayed["shapes"])
+    assert all(s["fill"] == {"configuration": X_TODAY, "fraction_of_best": 1.0} for s in replayed["shapes"])
     assert replayed["summary"]["nearest"]["geometric_mean"] == pytest.approx(1.0)
 
 
@@ -149,8 +152,8 @@ def test_a_matrix_scores_both_rules_at_untuned_shapes_and_each_tuned_one_left_ou
     by_size = {s["m"]: s for s in replayed["shapes"]}
     assert {s: by_size[s]["group"] for s in by_size} == {2048: "untuned", 1500: "untuned", 1024: "left out"}
     # Untuned: the fill rule (no measured entries) answers Y, the measured rule X.
-    assert by_size[2048]["fill"] == {"configuration": Y, "fraction_of_best": 0.5}
-    assert by_size[2048]["measured"] == {"configuration": X, "fraction_of_best": 1.0}
+    assert by_size[2048]["fill"] == {"configuration": Y_TODAY, "fraction_of_best": 0.5}
+    assert by_size[2048]["measured"] == {"configuration": X_TODAY, "fraction_of_best": 1.0}
     assert by_size[1500]["measured"]["fraction_of_best"] == 0.5
     assert replayed["summary"]["untuned, measured"]["geometric_mean"] == pytest.approx(0.5 ** 0.5)
     # The tuned shape is picked from a database without its entries.

@@ -254,8 +254,17 @@ std::string program_source(gemm_family family, std::string_view epilogue_source 
   return source;
 }
 
-// The program's main kernel, or (split-K) the kernel that sums the partial tiles.
-enum class gemm_kernel_role { main, split_k_reduce };
+// The program's main kernel, (split-K) the kernel that sums the partial tiles, or (pretranspose)
+// the copy of an operand stored along K.
+enum class gemm_kernel_role { main, split_k_reduce, pretranspose };
+
+std::string_view kernel_name(gemm_kernel_role role) {
+  switch (role) {
+    case gemm_kernel_role::split_k_reduce: return "tessera_gemm_split_k_reduce";
+    case gemm_kernel_role::pretranspose: return "tessera_gemm_pretranspose";
+    default: return "tessera_gemm";
+  }
+}
 
 // Kernel objects by OpenCL context, variant, role and the epilogue's source (empty for plain ones).
 struct kernel_key {
@@ -277,17 +286,45 @@ std::shared_ptr<runtime::kernel> get_kernel(const runtime::context& ctx, const k
     const std::string name = epilogue != nullptr
                                  ? fmt::format("gemm {} ({}) + {}", to_string(family), to_string(p), epilogue->name)
                                  : fmt::format("gemm {} ({})", to_string(family), to_string(p));
-    return ctx.programs().get(name, source, kernel_options(key.variant, ctx))->make_kernel(
-        role == gemm_kernel_role::main ? "tessera_gemm" : "tessera_gemm_split_k_reduce");
+    return ctx.programs().get(name, source, kernel_options(key.variant, ctx))->make_kernel(std::string(kernel_name(role)));
   });
 }
 
-// The configuration as the call runs it: split_k = 0 chosen for the call's shape and device.
+template <typename T>
+pretransposed_operands copies_of(const gemm_params& p, const gemm_arguments<T>& args, const runtime::context& ctx) {
+  return pretransposed(p, operand_bytes(args.operands, sizeof(T)), args.m, args.n, args.k,
+                       args.trans_a == transpose::trans, args.trans_b == transpose::trans,
+                       ctx.device().max_allocation_bytes);
+}
+
+// The configuration as the call runs it: split_k = 0 chosen for the call's shape and device;
+// pretranspose = 1 kept only where the call copies an operand (an NT call shares NT's kernel).
 template <typename T>
 gemm_params for_call(gemm_params p, const gemm_arguments<T>& args, const runtime::context& ctx) {
   p.split_k = chosen_split_k(p, operand_bytes(args.operands, sizeof(T)), args.m, args.n, args.k, args.batch_count,
                              ctx.device().compute_units);
+  if (!copies_of(p, args, ctx).any()) p.pretranspose = 0;
   return p;
+}
+
+// What the product kernel reads: the call's operands, or their pretransposed copies (offset 0,
+// leading dimension its rows rounded up to pretranspose_row_alignment, one copy per batch entry
+// of the launch). The buffers stay the call's until run() has leased the copies' memory.
+template <typename T>
+gemm_arguments<T> product_arguments(const gemm_arguments<T>& args, const pretransposed_operands& copies) {
+  gemm_arguments<T> product = args;
+  const auto padded = [](std::int64_t rows) {
+    return (rows + pretranspose_row_alignment - 1) / pretranspose_row_alignment * pretranspose_row_alignment;
+  };
+  if (copies.a) {
+    product.trans_a = transpose::none, product.a_offset = 0, product.lda = padded(args.m);
+    product.stride_a = product.lda * args.k;
+  }
+  if (copies.b) {
+    product.trans_b = transpose::trans, product.b_offset = 0, product.ldb = padded(args.n);
+    product.stride_b = product.ldb * args.k;
+  }
+  return product;
 }
 
 template <typename T>
@@ -337,8 +374,12 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
                         (ctx.device().max_allocation_bytes > 0 &&
                          workspace_bytes > static_cast<std::int64_t>(ctx.device().max_allocation_bytes))))
     p.split_k = 1;
-  // One variant for the call's kernels (the product and split-K's sum).
-  const kernel_variant variant = variant_of(p, args);
+  // pretranspose: the product reads copies of the operands stored along K (offset 0, their own
+  // leading dimensions); one variant for the call's kernels (the copies, the product and split-K's
+  // sum), made from what the product reads.
+  const pretransposed_operands copies = copies_of(p, args, ctx);
+  gemm_arguments<T> product = product_arguments(args, copies);
+  const kernel_variant variant = variant_of(p, product);
   const auto built = get_kernel(ctx, variant, epilogue);
   const gemm_rule_values d = derive(p, ab_bytes);
   if (static_cast<std::int64_t>(built->max_work_group_size()) < d.work_group_size)
@@ -362,16 +403,35 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
   // Launches of at most 65535 work-groups along the batch (the grid limit of some devices);
   // split-K's slices share that dimension.
   const int split = p.split_k;
-  const std::int64_t chunk = split > 1 ? split_chunk : 65535 * static_cast<std::int64_t>(p.wg_batch);
+  std::int64_t chunk = split > 1 ? split_chunk : 65535 * static_cast<std::int64_t>(p.wg_batch);
+  // The copies hold a chunk of batch entries too: at most max_pretranspose_bytes each.
+  const std::int64_t a_copy_bytes = copies.a ? product.stride_a * std::int64_t(sizeof(T)) : 0;
+  const std::int64_t b_copy_bytes = copies.b ? product.stride_b * std::int64_t(sizeof(T)) : 0;
+  if (copies.any())
+    chunk = std::clamp<std::int64_t>(max_pretranspose_bytes / std::max(a_copy_bytes, b_copy_bytes), 1, chunk);
   // The partial tiles go to the context's kept scratch memory: a buffer made and released per
   // call cost more than the whole product at small sizes (H200, 512^3 split in 4: 0.74x cuBLAS
   // unsplit, 0.11x split with a buffer per call).
   runtime::workspace_lease lease;
   const device_buffer* workspace = nullptr;
-  std::shared_ptr<runtime::kernel> reduce;
-  runtime::launch_range reduce_range;
+  std::shared_ptr<runtime::kernel> reduce, copy;
+  runtime::launch_range reduce_range, copy_range;
+  if (split > 1 || copies.any()) lease = runtime::workspace_lease(ctx, runtime::workspace_owner::gemm);
+  if (copies.any()) {
+    copy = get_kernel(ctx, variant, epilogue, gemm_kernel_role::pretranspose);
+    // gemm_local.cl's tile: 32 x 8 work-items move a 32 x 32 tile.
+    copy_range.dimensions = 3;
+    copy_range.local = {32, 8, 1};
+    if (copy->max_work_group_size() < 32 * 8)
+      throw unsupported_error(fmt::format(
+          "tessera::blas::gemm: configuration '{}' copies operands in work-groups of 256 work-items, but its copy "
+          "kernel runs at most {} on {}: use pretranspose=0",
+          to_string(p), copy->max_work_group_size(), ctx.device().name));
+    const std::size_t chunk_entries = static_cast<std::size_t>(std::min(chunk, batch));
+    if (copies.a) product.a = &lease.buffer(1, chunk_entries * static_cast<std::size_t>(a_copy_bytes));
+    if (copies.b) product.b = &lease.buffer(2, chunk_entries * static_cast<std::size_t>(b_copy_bytes));
+  }
   if (split > 1) {
-    lease = runtime::workspace_lease(ctx, runtime::workspace_owner::gemm);
     workspace = &lease.buffer(0, static_cast<std::size_t>(workspace_bytes));
     reduce = get_kernel(ctx, variant, epilogue, gemm_kernel_role::split_k_reduce);
     // Work-items along M read and write neighbouring elements (coalesced).
@@ -383,10 +443,11 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
     if (reduce->max_work_group_size() < reduce_rows * reduce_cols) reduce_range.local = {0, 0, 0};
   }
   const int m = static_cast<int>(args.m), n = static_cast<int>(args.n), k = static_cast<int>(args.k);
-  const int lda = static_cast<int>(args.lda), ldb = static_cast<int>(args.ldb), ldc = static_cast<int>(args.ldc);
+  const int ldc = static_cast<int>(args.ldc);
   // A and B are not read when k == 0 and may be absent: C stands in for them.
-  const cl::Buffer& a_buffer = args.k > 0 ? args.a->handle() : args.c->handle();
-  const cl::Buffer& b_buffer = args.k > 0 ? args.b->handle() : args.c->handle();
+  const cl::Buffer& a_buffer = args.k > 0 ? product.a->handle() : args.c->handle();
+  const cl::Buffer& b_buffer = args.k > 0 ? product.b->handle() : args.c->handle();
+  const int product_lda = static_cast<int>(product.lda), product_ldb = static_cast<int>(product.ldb);
   cl::Event first_launch, event;
   for (std::int64_t first = 0; first < batch; first += chunk) {
     const std::int64_t count = std::min(chunk, batch - first);
@@ -394,17 +455,38 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
     const auto offset = [first](std::size_t base, std::int64_t stride) {
       return static_cast<cl_ulong>(base + static_cast<std::size_t>(first * stride));
     };
+    // The copies of this chunk's entries: each stored k x cols matrix becomes cols x k.
+    const auto launch_copy = [&](const device_buffer& source, std::size_t source_offset, std::int64_t ld,
+                                 std::int64_t stride, std::int64_t cols, const device_buffer& copied,
+                                 std::int64_t copied_ld, std::int64_t copied_stride) {
+      copy_range.global[0] = static_cast<std::size_t>((args.k + 31) / 32 * 32);
+      copy_range.global[1] = static_cast<std::size_t>(std::min<std::int64_t>((cols + 31) / 32, 65535) * 8);
+      copy_range.global[2] = static_cast<std::size_t>(count);
+      const runtime::kernel_argument copy_arguments[] = {
+          k, static_cast<int>(cols), source.handle(), offset(source_offset, stride), static_cast<int>(ld),
+          static_cast<cl_ulong>(stride), copied.handle(), static_cast<int>(copied_ld),
+          static_cast<cl_ulong>(copied_stride)};
+      const cl::Event copied_event = copy->launch(ctx, copy_range, copy_arguments, args.event);
+      if (first == 0 && first_launch() == nullptr) first_launch = copied_event;
+      ++launches;
+    };
+    if (copies.a) launch_copy(*args.a, args.a_offset, args.lda, args.stride_a, args.m, *product.a, product.lda,
+                              product.stride_a);
+    if (copies.b) launch_copy(*args.b, args.b_offset, args.ldb, args.stride_b, args.n, *product.b, product.ldb,
+                              product.stride_b);
     // The GEMM's own parameters, then the epilogue's (gemm_common.cl's GEMM_EPILOGUE_PARAMETERS).
+    // The copies start at offset 0 for every chunk.
     std::vector<runtime::kernel_argument> arguments{
-        m, n, k, args.alpha, a_buffer, args.k > 0 ? offset(args.a_offset, args.stride_a) : cl_ulong(0), lda,
-        static_cast<cl_ulong>(args.stride_a), b_buffer,
-        args.k > 0 ? offset(args.b_offset, args.stride_b) : cl_ulong(0), ldb, static_cast<cl_ulong>(args.stride_b),
-        args.beta, args.c->handle(), offset(args.c_offset, args.stride_c), ldc,
-        static_cast<cl_ulong>(args.stride_c), static_cast<int>(count)};
+        m, n, k, args.alpha, a_buffer,
+        args.k > 0 && !copies.a ? offset(args.a_offset, args.stride_a) : cl_ulong(0), product_lda,
+        static_cast<cl_ulong>(product.stride_a), b_buffer,
+        args.k > 0 && !copies.b ? offset(args.b_offset, args.stride_b) : cl_ulong(0), product_ldb,
+        static_cast<cl_ulong>(product.stride_b), args.beta, args.c->handle(), offset(args.c_offset, args.stride_c),
+        ldc, static_cast<cl_ulong>(args.stride_c), static_cast<int>(count)};
     if (epilogue != nullptr) arguments.insert(arguments.end(), epilogue->arguments.begin(), epilogue->arguments.end());
     if (split > 1) arguments.emplace_back(workspace->handle());
     event = built->launch(ctx, range, arguments, args.event);
-    if (first == 0) first_launch = event;
+    if (first == 0 && first_launch() == nullptr) first_launch = event;
     ++launches;
     if (split > 1) {
       // The in-order queue runs the sum after every partial tile is written.
@@ -413,8 +495,9 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
       ++launches;
     }
   }
-  // Several launches: the caller's event must cover them all, for waiting and for timing.
-  return batch > chunk && returns_event ? runtime::covering_event(ctx, first_launch) : event;
+  // Several launches (chunks of the batch, the copies before the product): the caller's event
+  // must cover them all, for waiting and for timing.
+  return (batch > chunk || copies.any()) && returns_event ? runtime::covering_event(ctx, first_launch) : event;
 }
 
 }  // namespace
@@ -435,8 +518,9 @@ template gemm_program_text program_text<double>(const gemm_params&, const gemm_a
 template <device_scalar T>
 gemm_program_text program_text(const gemm_params& params, const gemm_arguments<T>& args,
                                const runtime::context& ctx, std::string_view epilogue_source) {
+  const gemm_params p = for_call(params, args, ctx);
   return {program_source(params.family, epilogue_source),
-          kernel_options(variant_of(for_call(params, args, ctx), args), ctx)};
+          kernel_options(variant_of(p, product_arguments(args, copies_of(p, args, ctx))), ctx)};
 }
 
 template <device_scalar T>

@@ -347,3 +347,36 @@ void tessera_gemm(GEMM_PARAMETERS GEMM_SPLIT_K_PARAMETERS) {
   gemm_local_store(acc, C, ldc, M, N, alpha, beta GEMM_EPILOGUE_ARGUMENTS);
 #endif
 }
+
+#if PRETRANSPOSE
+// pretranspose: the copy of one operand stored along K that the product then reads as in NT
+// (blas::pretransposed in gemm_config.hpp; run() in gemm.cpp launches it before the product).
+// dst(c, r) = src(r, c) for each column-major rows x cols matrix src of the batch entries
+// get_global_id(2), into dst of leading dimension dst_ld. A work-group moves 32 x 32 tiles
+// through local memory so that both its reads and its writes run along columns (coalesced); the
+// tile's rows are padded by one against bank conflicts. Work-group rows step over the column
+// tiles, so that grid dimension 1 stays within the 65535 work-groups some devices allow.
+#define PRETRANSPOSE_TILE 32
+#define PRETRANSPOSE_ROWS 8
+kernel __attribute__((reqd_work_group_size(PRETRANSPOSE_TILE, PRETRANSPOSE_ROWS, 1)))
+void tessera_gemm_pretranspose(const int rows, const int cols, const global real* restrict src,
+                               const ulong src_offset, const int src_ld, const ulong src_stride,
+                               global real* restrict dst, const int dst_ld, const ulong dst_stride) {
+  local real tile[PRETRANSPOSE_TILE][PRETRANSPOSE_TILE + 1];
+  const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
+  const int r0 = (int)get_group_id(0) * PRETRANSPOSE_TILE;
+  const ulong batch = get_global_id(2);
+  src += src_offset + batch * src_stride;
+  dst += batch * dst_stride;
+  const int col_tiles = (cols + PRETRANSPOSE_TILE - 1) / PRETRANSPOSE_TILE;
+  for (int t = (int)get_group_id(1); t < col_tiles; t += (int)get_num_groups(1)) {
+    const int c0 = t * PRETRANSPOSE_TILE;
+    for (int j = ty; j < PRETRANSPOSE_TILE; j += PRETRANSPOSE_ROWS)
+      if (r0 + tx < rows && c0 + j < cols) tile[j][tx] = src[(ulong)(r0 + tx) + (ulong)(c0 + j) * (ulong)src_ld];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int j = ty; j < PRETRANSPOSE_TILE; j += PRETRANSPOSE_ROWS)
+      if (c0 + tx < cols && r0 + j < rows) dst[(ulong)(c0 + tx) + (ulong)(r0 + j) * (ulong)dst_ld] = tile[tx][j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+#endif

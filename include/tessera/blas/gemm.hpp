@@ -10,7 +10,10 @@
 // builds the kernel once (kept in a runtime::kernel_cache) and launches it on the context's
 // queue. The call returns without waiting; the event completes when C is written, and it
 // covers every launch of the call (a batch beyond 65535 work-groups takes several):
-// runtime::elapsed_seconds on it spans them all (runtime/covering_event.hpp). A call with
+// runtime::elapsed_seconds on it spans them all (runtime/covering_event.hpp). A configuration
+// with pretranspose = 1 first copies each operand stored along K, transposed, into the context's
+// kept scratch memory (runtime/workspace.hpp; at most max_pretranspose_bytes a copy), a launch
+// each, and the returned event covers them too. A call with
 // gemm_arguments::event = launch_event::none makes no event (an empty one is returned): a
 // caller that waits with clFinish or a later command saves the driver's cost of making one.
 #include <cstddef>

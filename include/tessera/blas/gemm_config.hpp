@@ -272,6 +272,27 @@ inline constexpr double chosen_split_fill_gain = 1.2;
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::int64_t batch, std::int64_t compute_units);
 
+/// A copy of one operand that pretranspose makes, per batch entry, is at most this large (and at
+/// most the device's largest allocation): past it the call reads its operands as they are. At
+/// 4096^2 floats (64 MiB) the copy costs about 1% of the product on an H200; a larger operand
+/// belongs to a product that runs well without it (benchmark/RESULTS.md, issue 12).
+inline constexpr std::int64_t max_pretranspose_bytes = std::int64_t(512) << 20;
+
+/// A copy's leading dimension is its rows rounded up to a multiple of this, so that each column
+/// starts aligned for the product's vector loads (128 bytes of float).
+inline constexpr std::int64_t pretranspose_row_alignment = 32;
+
+/// The operands a call copies transposed before its product (pretranspose = 1): A where trans_a
+/// (stored along K), B where not trans_b (stored along K). None where the configuration does not
+/// ask, K is 0 (nothing is read), or one copy would exceed max_pretranspose_bytes or
+/// max_allocation_bytes (0: not known).
+struct pretransposed_operands {
+  bool a = false, b = false;
+  bool any() const { return a || b; }
+};
+pretransposed_operands pretransposed(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n,
+                                     std::int64_t k, bool trans_a, bool trans_b, std::uint64_t max_allocation_bytes);
+
 /// A GEMM problem as the defaults table, the selection rule and the tuner's seeds see it.
 struct gemm_problem_shape {
   std::int64_t m = 1, n = 1, k = 1, batch = 1;
