@@ -313,15 +313,12 @@ gemm_params for_call(gemm_params p, const gemm_arguments<T>& args, const runtime
 template <typename T>
 gemm_arguments<T> product_arguments(const gemm_arguments<T>& args, const pretransposed_operands& copies) {
   gemm_arguments<T> product = args;
-  const auto padded = [](std::int64_t rows) {
-    return (rows + pretranspose_row_alignment - 1) / pretranspose_row_alignment * pretranspose_row_alignment;
-  };
   if (copies.a) {
-    product.trans_a = transpose::none, product.a_offset = 0, product.lda = padded(args.m);
+    product.trans_a = transpose::none, product.a_offset = 0, product.lda = pretransposed_leading_dimension(args.m);
     product.stride_a = product.lda * args.k;
   }
   if (copies.b) {
-    product.trans_b = transpose::trans, product.b_offset = 0, product.ldb = padded(args.n);
+    product.trans_b = transpose::trans, product.b_offset = 0, product.ldb = pretransposed_leading_dimension(args.n);
     product.stride_b = product.ldb * args.k;
   }
   return product;
@@ -404,11 +401,12 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
   // split-K's slices share that dimension.
   const int split = p.split_k;
   std::int64_t chunk = split > 1 ? split_chunk : 65535 * static_cast<std::int64_t>(p.wg_batch);
-  // The copies hold a chunk of batch entries too: at most max_pretranspose_bytes each.
+  // The copies hold a chunk of batch entries too: within the same limit as one entry's copy.
   const std::int64_t a_copy_bytes = copies.a ? product.stride_a * std::int64_t(sizeof(T)) : 0;
   const std::int64_t b_copy_bytes = copies.b ? product.stride_b * std::int64_t(sizeof(T)) : 0;
   if (copies.any())
-    chunk = std::clamp<std::int64_t>(max_pretranspose_bytes / std::max(a_copy_bytes, b_copy_bytes), 1, chunk);
+    chunk = std::clamp<std::int64_t>(
+        pretranspose_limit_bytes(ctx.device().max_allocation_bytes) / std::max(a_copy_bytes, b_copy_bytes), 1, chunk);
   // The partial tiles go to the context's kept scratch memory: a buffer made and released per
   // call cost more than the whole product at small sizes (H200, 512^3 split in 4: 0.74x cuBLAS
   // unsplit, 0.11x split with a buffer per call).

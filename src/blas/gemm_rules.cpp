@@ -55,16 +55,8 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
 pretransposed_operands pretransposed(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n,
                                      std::int64_t k, bool trans_a, bool trans_b, std::uint64_t max_allocation_bytes) {
   if (params.family != gemm_family::local || params.pretranspose == 0 || k <= 0) return {};
-  const std::int64_t limit =
-      max_allocation_bytes > 0
-          ? std::min<std::int64_t>(max_pretranspose_bytes, static_cast<std::int64_t>(std::min<std::uint64_t>(
-                                                                max_allocation_bytes, std::uint64_t(INT64_MAX))))
-          : max_pretranspose_bytes;
-  const auto fits = [&](std::int64_t rows) {
-    const std::int64_t padded = (rows + pretranspose_row_alignment - 1) / pretranspose_row_alignment *
-                                pretranspose_row_alignment;
-    return padded <= limit / element_bytes / k;
-  };
+  const std::int64_t limit = pretranspose_limit_bytes(max_allocation_bytes);
+  const auto fits = [&](std::int64_t rows) { return pretransposed_leading_dimension(rows) <= limit / element_bytes / k; };
   pretransposed_operands copies{trans_a, !trans_b};
   if ((copies.a && !fits(m)) || (copies.b && !fits(n))) return {};
   return copies;

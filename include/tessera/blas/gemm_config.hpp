@@ -282,6 +282,19 @@ inline constexpr std::int64_t max_pretranspose_bytes = std::int64_t(512) << 20;
 /// starts aligned for the product's vector loads (128 bytes of float).
 inline constexpr std::int64_t pretranspose_row_alignment = 32;
 
+/// The leading dimension of a copy of `rows` rows.
+constexpr std::int64_t pretransposed_leading_dimension(std::int64_t rows) {
+  return (rows + pretranspose_row_alignment - 1) / pretranspose_row_alignment * pretranspose_row_alignment;
+}
+
+/// The most bytes the copies of one operand may take on a device whose largest allocation is
+/// max_allocation_bytes (0: not known): max_pretranspose_bytes, or less.
+constexpr std::int64_t pretranspose_limit_bytes(std::uint64_t max_allocation_bytes) {
+  return max_allocation_bytes > 0 && max_allocation_bytes < std::uint64_t(max_pretranspose_bytes)
+             ? static_cast<std::int64_t>(max_allocation_bytes)
+             : max_pretranspose_bytes;
+}
+
 /// The operands a call copies transposed before its product (pretranspose = 1): A where trans_a
 /// (stored along K), B where not trans_b (stored along K). None where the configuration does not
 /// ask, K is 0 (nothing is read), or one copy would exceed max_pretranspose_bytes or
