@@ -1,6 +1,7 @@
 #include <tessera/runtime/workspace.hpp>
 
 #include <algorithm>
+#include <deque>
 
 #include <tessera/runtime/context.hpp>
 #include <tessera/runtime/kernel_cache.hpp>
@@ -11,7 +12,9 @@ struct workspace_lease::buffers {
   struct make {};
   explicit buffers(make) {}
   std::mutex mutex;
-  std::vector<device_buffer> kept;
+  // A deque: growing it keeps the references buffer() returned earlier in the same lease
+  // valid (a vector's reallocation left a GEMM's copy of A dangling once B's was taken).
+  std::deque<device_buffer> kept;
 };
 
 namespace {

@@ -27,7 +27,8 @@ class workspace_lease {
   workspace_lease() = default;
   explicit workspace_lease(const context& ctx, workspace_owner owner = workspace_owner::expressions);
   /// Buffer k, at least bytes long (grown if shorter; OpenCL keeps a replaced buffer alive until
-  /// the kernels using it finish).
+  /// the kernels using it finish). The reference stays valid while the lease is held, whatever
+  /// other buffers it takes, until buffer k itself is asked to grow.
   const device_buffer& buffer(std::size_t k, std::size_t bytes);
 
   struct buffers;  // a context's kept buffers and their lock (workspace.cpp)
