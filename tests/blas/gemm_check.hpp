@@ -7,11 +7,13 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -157,6 +159,54 @@ void check_default_gemm(blas::transpose ta, blas::transpose tb, std::int64_t m, 
   c.trans_a = ta, c.trans_b = tb, c.m = m, c.n = n, c.k = k, c.batch = batch;
   c.lda_pad = c.ldb_pad = c.ldc_pad = 1, c.odd_ld = true, c.stride_gap = 1;
   check_gemm<T>(std::nullopt, c);
+}
+
+/// relu(A B + bias[row]) through a fused epilogue (gemm_common.cl's GEMM_EPILOGUE, as the kernel
+/// generator's fused GEMM attaches one) in the store of `params`, against OpenBLAS on fresh
+/// random data: A is m x k (stored k x m where trans_a), B is k x n (stored n x k where trans_b).
+/// Each element is within bound x (|bias| + sum |a b|), and the relu must change a quarter of
+/// them. Returns the launches the call made.
+inline std::size_t check_bias_relu_epilogue(const blas::gemm_params& params, bool trans_a, bool trans_b, int m, int n,
+                                            int k, blas::math_mode math, float bound) {
+  auto& ctx = runtime::context::get();
+  const auto ha = random_values<float>(std::size_t(m) * k), hb = random_values<float>(std::size_t(k) * n);
+  const auto bias = random_values<float>(m);
+  runtime::device_buffer a(ctx, ha.size() * 4), b(ctx, hb.size() * 4), c(ctx, std::size_t(m) * n * 4),
+      d_bias(ctx, std::size_t(m) * 4);
+  a.write(0, a.bytes(), ha.data()), b.write(0, b.bytes(), hb.data()), d_bias.write(0, d_bias.bytes(), bias.data());
+  const int lda = trans_a ? k : m, ldb = trans_b ? n : k;
+  blas::gemm_arguments<float> args;
+  args.trans_a = trans_a ? blas::transpose::trans : blas::transpose::none;
+  args.trans_b = trans_b ? blas::transpose::trans : blas::transpose::none;
+  args.m = m, args.n = n, args.k = k, args.a = &a, args.b = &b, args.c = &c, args.lda = lda, args.ldb = ldb, args.ldc = m;
+  args.math = math;
+  const runtime::kernel_argument bias_argument = d_bias.handle();
+  const blas::detail::gemm_epilogue epilogue{
+      "bias and relu",
+      "#define GEMM_EPILOGUE_PARAMETERS , const global float* restrict bias\n"
+      "#define GEMM_EPILOGUE_ARGUMENTS , bias\n"
+      "#define GEMM_EPILOGUE(value, row, col) fmax((value) + bias[row], 0.0f)\n",
+      std::span(&bias_argument, 1)};
+  const auto before = blas::detail::launch_count();
+  blas::detail::gemm_with_epilogue(params, args, epilogue).wait();
+  const std::size_t launches = blas::detail::launch_count() - before;
+  std::vector<float> out(std::size_t(m) * n);
+  c.read(0, c.bytes(), out.data());
+  std::vector<float> ref(std::size_t(m) * n, 0.f);
+  cblas_gemm<float>(trans_a, trans_b, m, n, k, 1.f, ha.data(), lda, hb.data(), ldb, 0.f, ref.data(), m);
+  const auto a_at = [&](int i, int p) { return trans_a ? ha[p + std::size_t(i) * lda] : ha[i + std::size_t(p) * lda]; };
+  const auto b_at = [&](int p, int j) { return trans_b ? hb[j + std::size_t(p) * ldb] : hb[p + std::size_t(j) * ldb]; };
+  int negative_before_relu = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      const float sum = ref[i + std::size_t(j) * m] + bias[i];
+      negative_before_relu += sum < 0;
+      float scale = std::abs(bias[i]);
+      for (int p = 0; p < k; ++p) scale += std::abs(a_at(i, p) * b_at(p, j));
+      EXPECT_NEAR(out[i + std::size_t(j) * m], std::max(sum, 0.f), scale * bound) << i << ", " << j;
+    }
+  EXPECT_GT(negative_before_relu, m * n / 4) << "the relu must matter";
+  return launches;
 }
 
 /// The configurations the tests run, one or more per family, for elements of T. The

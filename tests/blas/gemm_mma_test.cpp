@@ -307,37 +307,9 @@ TEST(GemmMma, TheDefaultTf32PickIsCheckedAtEveryTranspose) {
 // relu(alpha * A B + beta * C + bias[row]).
 TEST(GemmMma, AFusedEpilogueRunsInTheStore) {
   if (!has_tensor_cores()) GTEST_SKIP() << "no tensor cores on " << rt::context::get().device().name;
-  auto& ctx = rt::context::get();
-  const int m = 150, n = 70, k = 64;
-  const auto ha = tessera::testing::random_values<float>(m * k), hb = tessera::testing::random_values<float>(k * n);
-  const auto bias = tessera::testing::random_values<float>(m);
-  rt::device_buffer a(ctx, ha.size() * 4), b(ctx, hb.size() * 4), c(ctx, m * n * 4), d_bias(ctx, m * 4);
-  a.write(0, a.bytes(), ha.data()), b.write(0, b.bytes(), hb.data()), d_bias.write(0, d_bias.bytes(), bias.data());
-  blas::gemm_arguments<float> args;
-  args.m = m, args.n = n, args.k = k, args.a = &a, args.b = &b, args.c = &c, args.lda = m, args.ldb = k, args.ldc = m;
-  args.math = blas::math_mode::tf32;
-  const rt::kernel_argument bias_argument = d_bias.handle();
-  const blas::detail::gemm_epilogue epilogue{
-      "bias and relu",
-      "#define GEMM_EPILOGUE_PARAMETERS , const global float* restrict bias\n"
-      "#define GEMM_EPILOGUE_ARGUMENTS , bias\n"
-      "#define GEMM_EPILOGUE(value, row, col) fmax((value) + bias[row], 0.0f)\n",
-      std::span(&bias_argument, 1)};
-  blas::detail::gemm_with_epilogue(blas::parse_gemm_params(mma_configs[2]), args, epilogue).wait();
-  std::vector<float> out(m * n);
-  c.read(0, c.bytes(), out.data());
-  std::vector<float> ref(m * n, 0.f);
-  tessera::testing::cblas_gemm<float>(false, false, m, n, k, 1.f, ha.data(), m, hb.data(), k, 0.f, ref.data(), m);
-  int negative_before_relu = 0;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < m; ++i) {
-      const float before = ref[i + j * m] + bias[i];
-      negative_before_relu += before < 0;
-      float scale = std::abs(bias[i]);
-      for (int p = 0; p < k; ++p) scale += std::abs(ha[i + p * m] * hb[p + j * k]);
-      EXPECT_NEAR(out[i + j * m], std::max(before, 0.f), std::ldexp(scale, -8)) << i << ", " << j;
-    }
-  EXPECT_GT(negative_before_relu, m * n / 4) << "the relu must matter";
+  // TF32 products: 10 bits of mantissa, the bound 2^-8 of the magnitudes.
+  tessera::testing::check_bias_relu_epilogue(blas::parse_gemm_params(mma_configs[2]), false, false, 150, 70, 64,
+                                             blas::math_mode::tf32, std::ldexp(1.f, -8));
 }
 
 // ---- 16-bit operands (float16, bfloat16; C in float) ------------------------------------

@@ -80,39 +80,9 @@ TEST(GemmPretranspose, ManyColumnTilesMatchOpenBlas) {
 // attaches it) runs in the product's store when both operands are copies:
 // relu(A^T B + bias[row]) in TN.
 TEST(GemmPretranspose, AFusedEpilogueRunsInTheStore) {
-  auto& ctx = rt::context::get();
-  const int m = 45, n = 37, k = 53;  // A is stored k x m, B k x n
-  const auto ha = tessera::testing::random_values<float>(k * m), hb = tessera::testing::random_values<float>(k * n);
-  const auto bias = tessera::testing::random_values<float>(m);
-  rt::device_buffer a(ctx, ha.size() * 4), b(ctx, hb.size() * 4), c(ctx, m * n * 4), d_bias(ctx, m * 4);
-  a.write(0, a.bytes(), ha.data()), b.write(0, b.bytes(), hb.data()), d_bias.write(0, d_bias.bytes(), bias.data());
-  blas::gemm_arguments<float> args;
-  args.trans_a = blas::transpose::trans, args.m = m, args.n = n, args.k = k;
-  args.a = &a, args.b = &b, args.c = &c, args.lda = k, args.ldb = k, args.ldc = m;
-  const rt::kernel_argument bias_argument = d_bias.handle();
-  const blas::detail::gemm_epilogue epilogue{
-      "bias and relu",
-      "#define GEMM_EPILOGUE_PARAMETERS , const global float* restrict bias\n"
-      "#define GEMM_EPILOGUE_ARGUMENTS , bias\n"
-      "#define GEMM_EPILOGUE(value, row, col) fmax((value) + bias[row], 0.0f)\n",
-      std::span(&bias_argument, 1)};
-  const auto before = blas::detail::launch_count();
-  blas::detail::gemm_with_epilogue(pretranspose_config<float>(), args, epilogue).wait();
-  EXPECT_EQ(blas::detail::launch_count() - before, 3u) << "two copies, then the product";
-  std::vector<float> out(m * n);
-  c.read(0, c.bytes(), out.data());
-  std::vector<float> ref(m * n, 0.f);
-  tessera::testing::cblas_gemm<float>(true, false, m, n, k, 1.f, ha.data(), k, hb.data(), k, 0.f, ref.data(), m);
-  int negative_before_relu = 0;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < m; ++i) {
-      const float sum = ref[i + j * m] + bias[i];
-      negative_before_relu += sum < 0;
-      float scale = std::abs(bias[i]);
-      for (int p = 0; p < k; ++p) scale += std::abs(ha[p + i * k] * hb[p + j * k]);
-      EXPECT_NEAR(out[i + j * m], std::max(sum, 0.f), scale * 1e-5f) << i << ", " << j;
-    }
-  EXPECT_GT(negative_before_relu, m * n / 4) << "the relu must matter";
+  const std::size_t launches = tessera::testing::check_bias_relu_epilogue(
+      pretranspose_config<float>(), true, false, 45, 37, 53, blas::math_mode::exact, 1e-5f);
+  EXPECT_EQ(launches, 3u) << "two copies, then the product";
 }
 
 // One copy per operand stored along K, launched before the product; none for NT.
