@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -159,6 +160,17 @@ void check_default_gemm(blas::transpose ta, blas::transpose tb, std::int64_t m, 
   c.trans_a = ta, c.trans_b = tb, c.m = m, c.n = n, c.k = k, c.batch = batch;
   c.lda_pad = c.ldb_pad = c.ldc_pad = 1, c.odd_ld = true, c.stride_gap = 1;
   check_gemm<T>(std::nullopt, c);
+}
+
+/// Both transposes, for the tests that run each of the four pairs.
+inline constexpr blas::transpose every_transpose[] = {blas::transpose::none, blas::transpose::trans};
+
+/// A small local-family configuration (8 x 8 work-items of 4 x 4, double-buffered, vectors of 2)
+/// with the same K tile for float and double (cache_line_bytes is in bytes), plus `more`.
+template <typename T>
+blas::gemm_params small_local_config(std::string_view more) {
+  return blas::parse_gemm_params(fmt::format(
+      "local vector_width=2 cache_line_bytes={} item=4x4 wg=8x8 double_buffer=1 {}", 32 * int(sizeof(T) / 4), more));
 }
 
 /// relu(A B + bias[row]) through a fused epilogue (gemm_common.cl's GEMM_EPILOGUE, as the kernel

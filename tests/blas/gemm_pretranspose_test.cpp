@@ -20,21 +20,19 @@ using tessera::testing::gemm_case;
 
 namespace {
 
-const blas::transpose transposes[] = {blas::transpose::none, blas::transpose::trans};
+using tessera::testing::every_transpose;
 
 template <typename T>
 blas::gemm_params pretranspose_config(std::string_view more = "") {
-  const int s = sizeof(T) / 4;  // cache_line_bytes is in bytes: the same K tile for both types
-  return blas::parse_gemm_params(fmt::format(
-      "local vector_width=2 cache_line_bytes={} item=4x4 wg=8x8 double_buffer=1 pretranspose=1 {}", 32 * s, more));
+  return tessera::testing::small_local_config<T>(fmt::format("pretranspose=1 {}", more));
 }
 
 template <typename T>
 void matches_openblas_at_odd_sizes() {
   // 1, primes, sizes across the copy's 32 x 32 tiles and the product's 32 x 32 blocks.
   const std::int64_t sizes[][3] = {{1, 1, 1}, {7, 5, 3}, {33, 17, 67}, {64, 61, 45}, {131, 3, 37}, {2, 97, 129}};
-  for (auto ta : transposes)
-    for (auto tb : transposes)
+  for (auto ta : every_transpose)
+    for (auto tb : every_transpose)
       for (const auto& s : sizes) {
         gemm_case c;
         c.trans_a = ta, c.trans_b = tb, c.m = s[0], c.n = s[1], c.k = s[2];
@@ -42,8 +40,8 @@ void matches_openblas_at_odd_sizes() {
         check_gemm<T>(pretranspose_config<T>(), c);
       }
   // Batched, with gaps between the entries, offsets, beta = 0 on a NaN-filled C; k = 0.
-  for (auto ta : transposes)
-    for (auto tb : transposes) {
+  for (auto ta : every_transpose)
+    for (auto tb : every_transpose) {
       gemm_case batched;
       batched.trans_a = ta, batched.trans_b = tb;
       batched.m = 19, batched.n = 23, batched.k = 41, batched.batch = 5, batched.stride_gap = 3, batched.offset = 1;
@@ -60,8 +58,8 @@ TEST(GemmPretranspose, DoubleMatchesOpenBlasAtOddSizesAndEveryTranspose) { match
 
 // With split-K, the partial tiles' workspace and the copies' are separate buffers of one lease.
 TEST(GemmPretranspose, WithSplitKMatchesOpenBlas) {
-  for (auto ta : transposes)
-    for (auto tb : transposes) {
+  for (auto ta : every_transpose)
+    for (auto tb : every_transpose) {
       gemm_case c;
       c.trans_a = ta, c.trans_b = tb, c.m = 13, c.n = 29, c.k = 1003, c.lda_pad = 3, c.batch = 2, c.stride_gap = 1;
       check_gemm<float>(pretranspose_config<float>("split_k=4"), c);
@@ -87,8 +85,8 @@ TEST(GemmPretranspose, AFusedEpilogueRunsInTheStore) {
 
 // One copy per operand stored along K, launched before the product; none for NT.
 TEST(GemmPretranspose, CopiesEachOperandStoredAlongKOnce) {
-  for (auto ta : transposes)
-    for (auto tb : transposes) {
+  for (auto ta : every_transpose)
+    for (auto tb : every_transpose) {
       gemm_case c;
       c.trans_a = ta, c.trans_b = tb, c.m = 5, c.n = 6, c.k = 7;
       const auto before = blas::detail::launch_count();
@@ -103,8 +101,8 @@ TEST(GemmPretranspose, CopiesEachOperandStoredAlongKOnce) {
 TEST(GemmPretranspose, TheProductIsBuiltAsNt) {
   auto& ctx = rt::context::get();
   rt::device_buffer buffer(ctx, 64 * sizeof(float));
-  for (auto ta : transposes)
-    for (auto tb : transposes) {
+  for (auto ta : every_transpose)
+    for (auto tb : every_transpose) {
       blas::gemm_arguments<float> args;
       args.trans_a = ta, args.trans_b = tb, args.m = 4, args.n = 4, args.k = 4;
       args.a = &buffer, args.b = &buffer, args.c = &buffer, args.lda = 4, args.ldb = 4, args.ldc = 4;

@@ -21,13 +21,11 @@ using tessera::testing::gemm_case;
 
 namespace {
 
-const blas::transpose transposes[] = {blas::transpose::none, blas::transpose::trans};
+using tessera::testing::every_transpose;
 
 template <typename T>
 blas::gemm_params split_config(int split) {
-  const int s = sizeof(T) / 4;  // cache_line_bytes is in bytes: the same K tile for both types
-  return blas::parse_gemm_params(fmt::format(
-      "local vector_width=2 cache_line_bytes={} item=4x4 wg=8x8 double_buffer=1 split_k={}", 32 * s, split));
+  return tessera::testing::small_local_config<T>(fmt::format("split_k={}", split));
 }
 
 template <typename T>
@@ -38,8 +36,8 @@ void matches_openblas_at_odd_sizes() {
   // 7: a split other than a power of two, as chosen_split_k makes for some tile counts (float only:
   // each split and transpose is a kernel to build).
   for (int split : std::is_same_v<T, float> ? std::vector<int>{4, 7, 16} : std::vector<int>{4, 16})
-    for (auto ta : transposes)
-      for (auto tb : transposes)
+    for (auto ta : every_transpose)
+      for (auto tb : every_transpose)
         for (const auto& s : sizes) {
           gemm_case c;
           c.trans_a = ta, c.trans_b = tb, c.m = s[0], c.n = s[1], c.k = s[2];
@@ -64,8 +62,8 @@ template <typename T>
 void many_slices_match_openblas() {
   // 64 slices at every transpose, 256 at two (each split and transpose is a kernel to build).
   const std::int64_t sizes[][3] = {{1, 1, 1003}, {33, 17, 2053}};
-  for (auto ta : transposes)
-    for (auto tb : transposes)
+  for (auto ta : every_transpose)
+    for (auto tb : every_transpose)
       for (const auto& s : sizes)
         for (int split : {64, 256}) {
           if (split == 256 && ta != tb) continue;
