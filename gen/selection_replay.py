@@ -105,7 +105,10 @@ def without_shape(sweeps: list[ResultsFile], key: tuple) -> list[ResultsFile]:
 
 def run_gemm_pick(gemm_pick: Path, db_path: Path, suite_path: Path, name: str, device: dict, vendor: str,
                   compute_units: int, element_bytes: int) -> list[str]:
-    """gemm_pick's configuration for each shape of suite_path from the database at db_path."""
+    """gemm_pick's configuration for each shape of suite_path from the database at db_path: the
+    picked entry's configuration, as the sweeps measured it. blas::gemm runs a tuned shape's pick at
+    another shape with the call's split of K (gemm_pick's "configuration"); this replay scores the
+    rule's choice of an entry, not the split, which no sweep timed at every count."""
     command = [str(gemm_pick), "--defaults", str(db_path), "--shapes", str(suite_path), "--device-name", name,
                "--architecture", device.get("architecture", ""), "--vendor", vendor,
                "--type", device.get("type", "gpu"), "--compute-units", str(compute_units),
@@ -113,7 +116,7 @@ def run_gemm_pick(gemm_pick: Path, db_path: Path, suite_path: Path, name: str, d
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise ResultsError(f"gemm_pick failed ({done.returncode}): {done.stderr.strip()}")
-    return [as_written_today(row["configuration"]) for row in json.loads(done.stdout)]
+    return [as_written_today((row.get("entry") or row)["configuration"]) for row in json.loads(done.stdout)]
 
 
 def pick(gemm_pick: Path, db_path: Path, suite_path: Path, key: tuple, device: dict, vendor: str,

@@ -89,6 +89,26 @@ def test_each_shape_is_picked_from_a_database_without_it(tmp_path: Path) -> None
     assert replayed["summary"]["nearest"]["geometric_mean"] == pytest.approx(1.0)
 
 
+def test_a_pick_run_with_the_calls_split_scores_its_entry(tmp_path: Path) -> None:
+    # gemm_pick's "configuration" is what the call runs (a tuned shape's configuration with the
+    # call's split of K); no sweep timed that split, so the replay scores the entry's configuration.
+    script = tmp_path / "gemm_pick"
+    script.write_text(f"""#!{sys.executable}
+import json, sys
+args = sys.argv[1:]
+shape = json.loads(open(args[args.index("--shapes") + 1]).read())[0]
+entry = {{"origin": "tuned", "configuration": {X!r}}}
+print(json.dumps([dict(shape, configuration={Y!r} + " split_k=3", entry=entry)]))
+""")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    sweep = write_results(tmp_path, [a_win_at(1024, 800.0, 400.0), a_win_at(2048, 900.0, 880.0)])
+    output = tmp_path / "replay.json"
+    assert selection_replay.main([str(sweep), "--compute-units", "132", "--gemm-pick", str(script),
+                                  "--json", str(output)]) == 0
+    replayed = json.loads(output.read_text())
+    assert all(s["fill"] == {"configuration": X_TODAY, "fraction_of_best": 1.0} for s in replayed["shapes"])
+
+
 def test_a_failing_gemm_pick_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sweep = write_results(tmp_path, [a_win_at(1024, 800.0, 400.0), a_win_at(2048, 900.0, 880.0)])
     broken = tmp_path / "gemm_pick"

@@ -421,11 +421,27 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
   return gemm_default_choice{chosen->params, chosen};
 }
 
-}  // namespace
+// A tuned shape's configuration at another shape runs with the split the call's own tiles and K
+// need (chosen_split_k), written as a number: its split_k was measured at its shape only, and
+// the H200's entries are mostly whole (split_k = 1, tuned at shapes of many tiles), which left
+// their few-wave neighbours at 0.6-0.75x cuBLAS where a split reached 0.9x (benchmark/RESULTS.md).
+gemm_default_choice split_for_the_call(gemm_default_choice choice, int element_bytes, const gemm_problem_shape& shape,
+                                       std::int64_t compute_units) {
+  if (compute_units <= 0 || choice.entry == nullptr || !choice.entry->shape ||
+      choice.params.family != gemm_family::local)
+    return choice;
+  gemm_problem_shape tuned = *choice.entry->shape;
+  if (choice.entry->transposes == "any") tuned.trans_a = shape.trans_a, tuned.trans_b = shape.trans_b;
+  if (tuned == shape) return choice;
+  gemm_params per_call = choice.params;
+  per_call.split_k = 0;
+  choice.params.split_k = chosen_split_k(per_call, element_bytes, shape.m, shape.n, shape.k, shape.batch, compute_units);
+  return choice;
+}
 
-gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table, const gemm_device_key& key,
-                                   const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
-                                   std::string_view precision, std::int64_t compute_units) {
+gemm_default_choice choose_entry(const std::vector<gemm_default_entry>& table, const gemm_device_key& key,
+                                 const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
+                                 std::string_view precision, std::int64_t compute_units) {
   const std::string transposes = fmt::format("{}{}", shape.trans_a ? 't' : 'n', shape.trans_b ? 't' : 'n');
   const std::string problem_name(to_string(classify_problem(shape.m, shape.n, shape.k, shape.batch)));
   struct candidate {
@@ -477,6 +493,15 @@ gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table,
   }
   // No entry of another precision fits: the caller falls back to the element type's own.
   return precision == "default" ? last_resort() : gemm_default_choice{{}, nullptr};
+}
+
+}  // namespace
+
+gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table, const gemm_device_key& key,
+                                   const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
+                                   std::string_view precision, std::int64_t compute_units) {
+  return split_for_the_call(choose_entry(table, key, limits, element_bytes, shape, precision, compute_units),
+                            element_bytes, shape, compute_units);
 }
 
 gemm_default_choice choose_tensor_core_default(const std::vector<gemm_default_entry>& table,

@@ -27,6 +27,14 @@ double wave_fill(double groups, double units) { return groups / (std::ceil(group
 
 }  // namespace
 
+double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t compute_units) {
+  const double slices = double(std::max<std::int64_t>(split, 1));
+  const double slice_k_tiles = std::ceil(double(std::max<std::int64_t>(k_tiles, 0)) / slices);
+  return (slice_k_tiles + split_k_group_overhead_k_tiles) *
+         (double(std::max<std::int64_t>(tiles, 1)) * slices +
+          split_k_half_speed_groups_per_unit * double(std::max<std::int64_t>(compute_units, 1)));
+}
+
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::int64_t batch, std::int64_t compute_units) {
   if (params.split_k != 0) return params.split_k;
@@ -34,22 +42,25 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   const gemm_rule_values d = derive(params, element_bytes);
   const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (std::max<std::int64_t>(a, 0) + b - 1) / b; };
   const std::int64_t units = std::max<std::int64_t>(compute_units, 1);
-  // The tiles, a factor at a time (each below units, so no product overflows).
+  // From this many tiles on no split gains chosen_split_gain in the model (its doc): the whole
+  // call's time is within that factor of what any split's can be.
+  const auto no_gain_tiles = static_cast<std::int64_t>(
+      std::ceil(split_k_half_speed_groups_per_unit * double(units) / (chosen_split_gain - 1.0)));
+  // The tiles, a factor at a time, stopping there (so no product overflows).
   std::int64_t tiles = 1;
   for (const std::int64_t factor : {ceil_div(m, std::max<std::int64_t>(d.block_rows, 1)),
                                     ceil_div(n, std::max<std::int64_t>(d.block_cols, 1)), std::max<std::int64_t>(batch, 1)}) {
-    if (factor >= units) return 1;
-    tiles *= factor;
-    if (tiles >= units) return 1;
+    if (factor >= no_gain_tiles || tiles > (no_gain_tiles - 1) / std::max<std::int64_t>(factor, 1)) return 1;
+    tiles *= std::max<std::int64_t>(factor, 1);
   }
   const std::int64_t k_tiles = ceil_div(k, std::max<std::int64_t>(d.k_tile, 1));
-  int split = 1;
-  while (split < max_chosen_split_k && tiles * 2 * split <= 2 * units && k_tiles >= 8 * 2 * split) split *= 2;
-  const auto fill = [&](std::int64_t s) { return wave_fill(double(tiles * s), double(units)); };
-  std::int64_t best = split;
-  for (std::int64_t s = 2; s <= max_chosen_split_k && tiles * s <= 2 * units && k_tiles >= 8 * s; ++s)
-    if (fill(s) > fill(best) * (best == split ? chosen_split_fill_gain : 1.0)) best = s;
-  return int(best);
+  const std::int64_t most = std::min<std::int64_t>(max_chosen_split_k, k_tiles / min_split_k_slice_k_tiles);
+  const double whole = split_k_model_time(tiles, k_tiles, 1, units);
+  std::int64_t best = 1;
+  double best_time = whole;
+  for (std::int64_t s = 2; s <= most; ++s)
+    if (const double t = split_k_model_time(tiles, k_tiles, s, units); t < best_time) best = s, best_time = t;
+  return whole >= chosen_split_gain * best_time ? int(best) : 1;
 }
 
 pretransposed_operands pretransposed(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n,

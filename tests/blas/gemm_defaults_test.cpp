@@ -200,9 +200,45 @@ std::vector<blas::gemm_default_entry> narrow_database() {
           tuned("NVIDIA H200", "sm_90", 1024, 64, 2048, 1, "nn", mid_tile)};
 }
 
+// The configuration of the entry picked (the rule's choice; the call runs it with its own split
+// of K, ANeighboursPickRunsWithTheCallsSplit).
 std::string pick_with_units(const std::vector<blas::gemm_default_entry>& table, blas::gemm_problem_shape shape,
                             std::int64_t compute_units) {
-  return blas::to_string(blas::choose_default(table, h200_key, gpu_limits, 4, shape, "default", compute_units).params);
+  const auto choice = blas::choose_default(table, h200_key, gpu_limits, 4, shape, "default", compute_units);
+  return blas::to_string(choice.entry != nullptr ? choice.entry->params : choice.params);
+}
+
+// A tuned shape's local configuration serves its neighbours with the split their tiles and K
+// need (chosen_split_k on the device's units), its own shape with its tuned one.
+TEST(GemmShapeDatabase, ANeighboursPickRunsWithTheCallsSplit) {
+  const auto whole = tuned("NVIDIA H200", "sm_90", 4096, 4096, 4096, 1, "nn", big_tile + " split_k=1");
+  std::vector<blas::gemm_default_entry> table = {whole};
+  const auto choose = [&](blas::gemm_problem_shape shape, std::int64_t units) {
+    return blas::choose_default(table, h200_key, gpu_limits, 4, shape, "default", units);
+  };
+  auto per_call = blas::parse_gemm_params(big_tile);
+  per_call.split_k = 0;
+  // 1000^3: 64 blocks of 128 x 128 for 132 units; the model splits K (3 slices of 21 K tiles).
+  const int split = blas::chosen_split_k(per_call, 4, 1000, 1000, 1000, 1, 132);
+  ASSERT_GT(split, 1);
+  const auto neighbour = choose({1000, 1000, 1000}, 132);
+  ASSERT_EQ(neighbour.entry, &table[0]);
+  EXPECT_EQ(neighbour.params.split_k, split);
+  auto expected = per_call;
+  expected.split_k = split;
+  EXPECT_EQ(neighbour.params, expected);  // only the split differs from the entry's
+  // Its own shape: as tuned. Units unknown: the entry's. Many tiles: whole.
+  EXPECT_EQ(choose({4096, 4096, 4096}, 132).params.split_k, 1);
+  EXPECT_EQ(choose({1000, 1000, 1000}, 0).params.split_k, 1);
+  EXPECT_EQ(choose({4096, 4096, 2048}, 132).params.split_k, 1);
+  // A set split of a tuned entry is its shape's alone.
+  table[0].params.split_k = 4;
+  EXPECT_EQ(choose({4096, 4096, 4096}, 132).params.split_k, 4);
+  EXPECT_EQ(choose({1000, 1000, 1000}, 132).params.split_k, split);
+  EXPECT_EQ(choose({4096, 4096, 2048}, 132).params.split_k, 1);
+  // Other families than local do not split.
+  table[0].params = blas::parse_gemm_params(batched_tile);
+  EXPECT_EQ(choose({1000, 1000, 1000}, 132).params, blas::parse_gemm_params(batched_tile));
 }
 
 TEST(GemmShapeDatabase, NearShapesAreWeighedByHowFullTheyKeepTheDevice) {

@@ -78,50 +78,51 @@ TEST(GemmSplitK, ManySlicesFloat) { many_slices_match_openblas<float>(); }
 TEST(GemmSplitK, ManySlicesDouble) { many_slices_match_openblas<double>(); }
 
 // chosen_split_k on a device of 132 compute units (an H100 or H200), for a configuration of
-// 64 x 64 blocks and K tiles of 16 floats.
-TEST(GemmSplitK, ChosenSplitFillsTheComputeUnits) {
+// 64 x 64 blocks and K tiles of 16 floats: split_k_model_time's fastest count.
+TEST(GemmSplitK, ChosenSplitFollowsTheModel) {
   const blas::gemm_params p =
       blas::parse_gemm_params("local cache_line_bytes=64 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0");
   const auto chosen = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1) {
     return blas::chosen_split_k(p, 4, m, n, k, batch, 132);
   };
-  EXPECT_EQ(chosen(64, 64, 65536), 256);  // one tile: 256 groups, 16 K tiles each
-  EXPECT_EQ(chosen(100, 100, 20000), 64);  // 4 tiles: 256 groups
-  EXPECT_EQ(chosen(784, 128, 1152), 5);    // 26 tiles: 130 groups (8 would make 208: 1.6 waves)
-  EXPECT_EQ(chosen(196, 256, 2304), 16);   // 16 tiles
-  EXPECT_EQ(chosen(49, 512, 4608), 32);    // 8 tiles
-  EXPECT_EQ(chosen(64, 64, 240), 1);       // 15 K tiles: not 8 a slice for 2
-  EXPECT_EQ(chosen(64, 64, 241), 2);       // 16, the last one short
+  // The model by hand, one tile and 4096 K tiles: (ceil(4096 / s) + 16) x (s + 1.5 x 132) is
+  // least at s = 228 (18 K tiles a slice), 33x faster than whole.
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 1, 132), (4096.0 + 16.0) * (1.0 + 198.0));
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 228, 132), (18.0 + 16.0) * (228.0 + 198.0));
+  EXPECT_EQ(chosen(64, 64, 65536), 228);
+  EXPECT_EQ(chosen(100, 100, 20000), 66);  // 4 tiles
+  EXPECT_EQ(chosen(784, 128, 1152), 6);    // 26 tiles, 72 K tiles
+  EXPECT_EQ(chosen(196, 256, 2304), 12);   // 16 tiles
+  EXPECT_EQ(chosen(49, 512, 4608), 24);    // 8 tiles
+  EXPECT_EQ(chosen(64, 64, 65536, 132), 20);  // a batch of 132 entries: a wave of tiles, K long
+  EXPECT_EQ(chosen(64, 64, 240), 1);          // 15 K tiles: not 8 a slice for 2
+  EXPECT_EQ(chosen(64, 64, 241), 2);          // 16, the last one short
   EXPECT_EQ(chosen(64, 64, 0), 1);
-  // As many tiles as units or more: whole.
-  EXPECT_EQ(chosen(12 * 64, 11 * 64, 65536), 1);
-  EXPECT_EQ(chosen(2048, 2048, 2048), 1);
-  EXPECT_EQ(chosen(64, 64, 65536, 132), 1);  // a batch of 132 entries
-  EXPECT_EQ(chosen(11 * 64, 12 * 64 - 1, 65536), 1);
-  EXPECT_EQ(chosen(11 * 64, 12 * 64 - 64, 65536), 2);  // 121 tiles
-  // Powers of two where no other count fills the waves 1.2x better: 121 tiles split 2 (242 groups,
-  // 0.92 of two waves); 3 would pass two groups a unit.
-  EXPECT_EQ(chosen(11 * 64, 11 * 64, 65536), 2);
-  // 128 x 128 blocks at 768 x 768: 36 tiles; 4 (the power of two) makes 144 groups, 0.55 of two
-  // waves; 7 makes 252, 0.95.
+  // Many waves of tiles: no split gains 5% in the model.
+  EXPECT_EQ(chosen(2048, 2048, 2048), 1);  // 1024 tiles
+  EXPECT_EQ(chosen(4096, 4096, 65536), 1);
+  // From 30 waves of tiles on the search is skipped: the model cannot gain there.
+  EXPECT_EQ(chosen(64, 64, 65536, 3959), 1);
+  EXPECT_EQ(chosen(64, 64, 65536, 3960), 1);
+  // 128 x 128 blocks: 36 tiles at 768 x 768.
   const blas::gemm_params big = blas::parse_gemm_params(
       "local cache_line_bytes=64 item=8x8 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0");
-  EXPECT_EQ(blas::chosen_split_k(big, 4, 768, 768, 3072, 1, 132), 7);
+  EXPECT_EQ(blas::chosen_split_k(big, 4, 768, 768, 3072, 1, 132), 8);
   EXPECT_EQ(blas::chosen_split_k(big, 4, 768, 768, 400, 1, 132), 3);  // 25 K tiles: at most 3 slices of 8
   // A set split is the call's; other families do not split.
   EXPECT_EQ(blas::chosen_split_k(blas::parse_gemm_params("local item=4x4 wg=16x16 split_k=8"), 4, 8192, 8192, 64, 1, 132),
             8);
   EXPECT_EQ(blas::chosen_split_k(blas::parse_gemm_params("naive wg=16x16"), 4, 64, 64, 65536, 1, 132), 1);
-  // The largest sizes a call may have: no overflow on the way.
+  // The largest sizes a call may have: no overflow on the way; at most max_chosen_split_k.
   const std::int64_t most = std::numeric_limits<int>::max();
   EXPECT_EQ(chosen(most, most, most, most), 1);
-  EXPECT_EQ(chosen(1, 1, most, 131), 2);  // 131 tiles: 262 groups
+  EXPECT_EQ(chosen(1, 1, most, 131), 256);
   EXPECT_EQ(blas::chosen_split_k(p, 4, 1, 1, most, 1, std::numeric_limits<std::uint32_t>::max()), 256);
 }
 
 // Over thousands of random shapes and several devices: a split from 1 to max_chosen_split_k, at
-// most two work-groups per compute unit (or a whole call), at least 8 K tiles a slice, and a
-// configuration that passes every rule with it.
+// least min_split_k_slice_k_tiles K tiles a slice, the model's fastest count within those bounds
+// and chosen_split_gain faster than whole, and a configuration that passes every rule with it.
 TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
   std::mt19937_64 random(12);
   const std::vector<std::string> texts = {
@@ -132,6 +133,7 @@ TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
   const auto log_uniform = [&](double high) {
     return static_cast<std::int64_t>(std::exp(std::uniform_real_distribution<double>(0.0, std::log(high))(random)));
   };
+  int splits = 0;
   for (const std::string& text : texts) {
     const blas::gemm_params p = blas::parse_gemm_params(text);
     for (const int element_bytes : {4, 8}) {
@@ -145,10 +147,23 @@ TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
         const int split = blas::chosen_split_k(p, element_bytes, m, n, k, batch, units);
         ASSERT_TRUE(split >= 1 && split <= blas::max_chosen_split_k);
         const std::int64_t tiles = (m + d.block_rows - 1) / d.block_rows * ((n + d.block_cols - 1) / d.block_cols) * batch;
+        const std::int64_t k_tiles = (k + d.k_tile - 1) / d.k_tile;
         if (split > 1) {
-          ASSERT_LT(tiles, units);
-          ASSERT_LE(tiles * split, 2 * units);
-          ASSERT_GE((k + d.k_tile - 1) / d.k_tile, 8 * std::int64_t{split});
+          ++splits;
+          ASSERT_GE(k_tiles, blas::min_split_k_slice_k_tiles * split);
+          ASSERT_GE(blas::split_k_model_time(tiles, k_tiles, 1, units),
+                    blas::chosen_split_gain * blas::split_k_model_time(tiles, k_tiles, split, units));
+          const std::int64_t most = std::min<std::int64_t>(blas::max_chosen_split_k, k_tiles / blas::min_split_k_slice_k_tiles);
+          for (std::int64_t s = 2; s <= most; ++s)
+            ASSERT_GE(blas::split_k_model_time(tiles, k_tiles, s, units),
+                      blas::split_k_model_time(tiles, k_tiles, split, units))
+                << "split " << s;
+        } else if (tiles > 0) {
+          const std::int64_t most = std::min<std::int64_t>(blas::max_chosen_split_k, k_tiles / blas::min_split_k_slice_k_tiles);
+          for (std::int64_t s = 2; s <= most; ++s)
+            ASSERT_LT(blas::split_k_model_time(tiles, k_tiles, 1, units),
+                      blas::chosen_split_gain * blas::split_k_model_time(tiles, k_tiles, s, units))
+                << "split " << s;
         }
         blas::gemm_params with = p;
         with.split_k = split;
@@ -156,6 +171,7 @@ TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
       }
     }
   }
+  EXPECT_GT(splits, 500);  // the shapes reach the split path, not only the whole one
 }
 
 // split_k = 0 on this device: the chosen split's launches (one, or the slices and their sum),

@@ -6,8 +6,9 @@
 //
 //   gemm_pick --defaults db.json --shapes suite.json --device-name "NVIDIA H200"
 //             --architecture sm_90 --vendor nvidia --compute-units 132
-// prints a JSON list: per shape its sizes, the configuration chosen, and the entry's tuned shape
-// and origin (null for the last resort).
+// prints a JSON list: per shape its sizes, the configuration chosen (as the call runs it: a tuned
+// shape's configuration picked elsewhere has the call's split, blas::choose_default), and the
+// entry's configuration, tuned shape and origin (null for the last resort).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -28,7 +29,7 @@ using json = nlohmann::json;
 json describe(const blas::gemm_default_choice& choice) {
   if (choice.entry == nullptr) return nullptr;
   json entry = {{"origin", choice.entry->origin}, {"transposes", choice.entry->transposes},
-                {"problem", choice.entry->problem}};
+                {"problem", choice.entry->problem}, {"configuration", blas::to_string(choice.entry->params)}};
   if (const auto& s = choice.entry->shape)
     entry["shape"] = {{"m", s->m}, {"n", s->n}, {"k", s->k}, {"batch", s->batch}};
   return entry;

@@ -251,24 +251,40 @@ constexpr gemm_rule_values derive(const gemm_params& params, int element_bytes) 
 /// The largest split that split_k = 0 chooses (and that the rules allow: split_k_at_most_256).
 inline constexpr int max_chosen_split_k = 256;
 
-/// A split other than chosen_split_k's power of two is taken only where it keeps the device
-/// this much fuller (its work-groups over whole waves of compute units).
-inline constexpr double chosen_split_fill_gain = 1.2;
+/// The cost model behind split_k = 0 (chosen_split_k), fitted to split-K measured on an H200
+/// (benchmark/gemm/split_model_probe/: 132 units, 128 x 64 and 64 x 64 blocks, K tiles of 16
+/// floats). A work-group costs the K tiles of its slice plus split_k_group_overhead_k_tiles (its
+/// start, its partial tile's store and its share of the second kernel's sum); g work-groups run
+/// at g / (g + split_k_half_speed_groups_per_unit x units) of the device's full speed (few
+/// groups leave units idle, one group a unit hides little of its loads' latency).
+inline constexpr double split_k_group_overhead_k_tiles = 16.0;
+inline constexpr double split_k_half_speed_groups_per_unit = 1.5;
+
+/// A split is taken only where the model expects it this much faster than the whole call: a
+/// margin for what the model does not see (the partial tiles' traffic, the second launch).
+inline constexpr double chosen_split_gain = 1.05;
+
+/// Every slice of a chosen split holds at least this many K tiles: fewer leave the slices'
+/// start and their partial tiles' traffic large beside their products.
+inline constexpr std::int64_t min_split_k_slice_k_tiles = 8;
+
+/// The model's time of one call of `tiles` output tiles (over every batch entry) and `k_tiles` K
+/// tiles, split in `split`, on a device of compute_units, in units of one K tile's product on a
+/// fully busy device: (ceil(k_tiles / split) + split_k_group_overhead_k_tiles) x (tiles x split +
+/// split_k_half_speed_groups_per_unit x compute_units). Only its ratios mean anything.
+double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t compute_units);
 
 /// The split of split_k = 0 for one call of m x n x k (batch entries) on a device of
-/// compute_units: 1 where the output tiles (blocks of C over every batch entry) are at least as
-/// many as the compute units; else the largest power of two, up to max_chosen_split_k, that
-/// keeps the work-groups (tiles x split) within two per compute unit and at least 8 K tiles in
-/// every slice, unless another count within those bounds fills the waves of compute units at
-/// least chosen_split_fill_gain times better (the smallest such count that fills them best).
-/// Few tiles with a long K leave most units idle without a split (an H200, 132 units: 64 x 64 x
-/// 65536 in one 64 x 64 block, 784 x 128 x 1152 in 26); two groups a unit keep each unit's loads
-/// overlapping, and 8 K tiles a slice keep the partial tiles' traffic and the slices' start small
-/// beside their products. The other counts serve tile counts that powers of two leave between
-/// waves: 36 tiles of 128 x 128 (768 x 768) split 4 make 144 work-groups, one wave of 132 and 12
-/// alone in a second (fill 0.55); split 7 make 252 (0.95). It depends only on the shape, the
-/// configuration and the device, so a call sums its slices in the same order, and gives the same
-/// bits, on every run. Other families than local (no split-K) and set splits: their own value.
+/// compute_units: the count from 1 to max_chosen_split_k, with at least min_split_k_slice_k_tiles
+/// K tiles in every slice, that split_k_model_time expects fastest (the smallest among equals),
+/// where it expects it at least chosen_split_gain times faster than 1; else 1. Few output tiles
+/// with a long K leave most units idle without a split (an H200, 132 units: 768 x 3072 x 8192 in
+/// 128 x 64 blocks is 288 tiles, 2.2 waves; split 4, 0.70x cuBLAS whole and 0.93x split). Past
+/// (chosen_split_gain - 1) x tiles >= split_k_half_speed_groups_per_unit x compute_units (30 waves
+/// on any device) no split can reach the gain in the model, so large calls skip the search. It
+/// depends only on the shape, the configuration and the device, so a call sums its slices in the
+/// same order, and gives the same bits, on every run. Other families than local (no split-K) and
+/// set splits: their own value.
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::int64_t batch, std::int64_t compute_units);
 

@@ -32,6 +32,9 @@
 //      before its runner-up);
 //   2. else among the class entries that match and are of the call's precision: the one that
 //      names most of (element type, transposes, class), the first among equals.
+// A tuned shape's local-family configuration picked for another shape runs with the split of
+// K that the call's shape needs where the compute units are known (chosen_split_k, written into
+// the choice's split_k): its own split was tuned for its shape's tiles only.
 // An entry whose configuration does not fit the device is skipped, so the chain always ends in
 // a configuration that runs (the last one is naive with a 1x1 work-group). A lookup of another
 // precision than "default" (TF32) ends with no entry where none fits the device (one without
