@@ -29,10 +29,9 @@ double wave_fill(double groups, double units) { return groups / (std::ceil(group
 
 double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t compute_units) {
   const double slices = double(std::max<std::int64_t>(split, 1));
-  const double slice_k_tiles = std::ceil(double(std::max<std::int64_t>(k_tiles, 0)) / slices);
-  return (slice_k_tiles + split_k_group_overhead_k_tiles) *
-         (double(std::max<std::int64_t>(tiles, 1)) * slices +
-          split_k_half_speed_groups_per_unit * double(std::max<std::int64_t>(compute_units, 1)));
+  const double wave = double(split_k_groups_per_unit) * double(std::max<std::int64_t>(compute_units, 1));
+  const double waves = std::ceil(double(std::max<std::int64_t>(tiles, 1)) * slices / wave);
+  return waves * (std::ceil(double(std::max<std::int64_t>(k_tiles, 0)) / slices) + double(split_k_wave_overhead_k_tiles));
 }
 
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -42,10 +41,10 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   const gemm_rule_values d = derive(params, element_bytes);
   const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (std::max<std::int64_t>(a, 0) + b - 1) / b; };
   const std::int64_t units = std::max<std::int64_t>(compute_units, 1);
-  // From this many tiles on no split gains chosen_split_gain in the model (its doc): the whole
-  // call's time is within that factor of what any split's can be.
+  // From this many tiles on no split gains chosen_split_gain in the model: a split's time is at
+  // least tiles / wave x (k_tiles + overhead), the whole call's at most one wave more.
   const auto no_gain_tiles = static_cast<std::int64_t>(
-      std::ceil(split_k_half_speed_groups_per_unit * double(units) / (chosen_split_gain - 1.0)));
+      std::ceil(double(split_k_groups_per_unit * units) / (chosen_split_gain - 1.0)));
   // The tiles, a factor at a time, stopping there (so no product overflows).
   std::int64_t tiles = 1;
   for (const std::int64_t factor : {ceil_div(m, std::max<std::int64_t>(d.block_rows, 1)),

@@ -237,8 +237,8 @@ std::vector<blas::gemm_params> family_configs() {
       "local vector_width=1 cache_line_bytes=" + std::to_string(32 * s) + " item=2x2 wg=8x8 split_k=16",
       "local vector_width=4 cache_line_bytes=" + std::to_string(64 * s) +
           " item=4x4 wg=8x8 double_buffer=1 split_k=4",
-      // split-K chosen per call (chosen_split_k): split where the output tiles are fewer than
-      // the compute units, whole elsewhere; the last-resort default's tile (gemm_defaults.def),
+      // split-K chosen per call (chosen_split_k): split where few waves of output tiles leave
+      // units idle, whole elsewhere; the last-resort default's tile (gemm_defaults.def),
       // whose guarded stores PoCL 3.1 once miscompiled (gemm_store_vector_guarded)
       "local vector_width=2 cache_line_bytes=" + std::to_string(32 * s) + " item=2x2 wg=8x8 double_buffer=1 split_k=0",
   };

@@ -218,7 +218,7 @@ TEST(GemmShapeDatabase, ANeighboursPickRunsWithTheCallsSplit) {
   };
   auto per_call = blas::parse_gemm_params(big_tile);
   per_call.split_k = 0;
-  // 1000^3: 64 blocks of 128 x 128 for 132 units; the model splits K (3 slices of 21 K tiles).
+  // 1000^3: 64 blocks of 128 x 128 for 132 units; the model splits K (4 slices: 256 work-groups).
   const int split = blas::chosen_split_k(per_call, 4, 1000, 1000, 1000, 1, 132);
   ASSERT_GT(split, 1);
   const auto neighbour = choose({1000, 1000, 1000}, 132);

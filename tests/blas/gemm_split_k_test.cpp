@@ -85,29 +85,34 @@ TEST(GemmSplitK, ChosenSplitFollowsTheModel) {
   const auto chosen = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1) {
     return blas::chosen_split_k(p, 4, m, n, k, batch, 132);
   };
-  // The model by hand, one tile and 4096 K tiles: (ceil(4096 / s) + 16) x (s + 1.5 x 132) is
-  // least at s = 228 (18 K tiles a slice), 33x faster than whole.
-  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 1, 132), (4096.0 + 16.0) * (1.0 + 198.0));
-  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 228, 132), (18.0 + 16.0) * (228.0 + 198.0));
-  EXPECT_EQ(chosen(64, 64, 65536), 228);
-  EXPECT_EQ(chosen(100, 100, 20000), 66);  // 4 tiles
-  EXPECT_EQ(chosen(784, 128, 1152), 6);    // 26 tiles, 72 K tiles
-  EXPECT_EQ(chosen(196, 256, 2304), 12);   // 16 tiles
-  EXPECT_EQ(chosen(49, 512, 4608), 24);    // 8 tiles
-  EXPECT_EQ(chosen(64, 64, 65536, 132), 20);  // a batch of 132 entries: a wave of tiles, K long
-  EXPECT_EQ(chosen(64, 64, 240), 1);          // 15 K tiles: not 8 a slice for 2
-  EXPECT_EQ(chosen(64, 64, 241), 2);          // 16, the last one short
+  // The model by hand, one tile and 4096 K tiles: 1 wave of (4096 + 24) K tiles whole, 1 wave of
+  // (16 + 24) in 256 slices (256 work-groups, within two a unit).
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 1, 132), 4096.0 + 24.0);
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 256, 132), 16.0 + 24.0);
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(133, 100, 2, 132), 2.0 * (50.0 + 24.0));  // 266 groups: two waves
+  EXPECT_EQ(chosen(64, 64, 65536), 256);
+  EXPECT_EQ(chosen(100, 100, 20000), 66);    // 4 tiles: 264 groups, one wave
+  EXPECT_EQ(chosen(784, 128, 1152), 9);      // 26 tiles, 72 K tiles: 9 slices of 8
+  EXPECT_EQ(chosen(196, 256, 2304), 16);     // 16 tiles: 256 groups
+  EXPECT_EQ(chosen(49, 512, 4608), 32);      // 8 tiles
+  EXPECT_EQ(chosen(64, 64, 65536, 132), 2);  // a batch of 132 entries: 264 groups
+  EXPECT_EQ(chosen(64, 64, 240), 1);         // 15 K tiles: not 8 a slice for 2
+  EXPECT_EQ(chosen(64, 64, 241), 2);         // 16, the last one short
   EXPECT_EQ(chosen(64, 64, 0), 1);
+  // A few waves of tiles: 11 x 11 tiles (121) split 13 fill 6 waves of 264 (1573 groups).
+  EXPECT_EQ(chosen(11 * 64, 11 * 64, 65536), 13);
   // Many waves of tiles: no split gains 5% in the model.
   EXPECT_EQ(chosen(2048, 2048, 2048), 1);  // 1024 tiles
   EXPECT_EQ(chosen(4096, 4096, 65536), 1);
-  // From 30 waves of tiles on the search is skipped: the model cannot gain there.
-  EXPECT_EQ(chosen(64, 64, 65536, 3959), 1);
-  EXPECT_EQ(chosen(64, 64, 65536, 3960), 1);
-  // 128 x 128 blocks: 36 tiles at 768 x 768.
+  // From 20 waves of two a unit (5280 tiles) the search is skipped: the model cannot gain there.
+  EXPECT_EQ(chosen(64, 64, 65536, 5279), 1);
+  EXPECT_EQ(chosen(64, 64, 65536, 5280), 1);
   const blas::gemm_params big = blas::parse_gemm_params(
       "local cache_line_bytes=64 item=8x8 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0");
-  EXPECT_EQ(blas::chosen_split_k(big, 4, 768, 768, 3072, 1, 132), 8);
+  // 128 x 128 blocks: 36 tiles at 768 x 768; split 7 makes one wave (252 groups), 8 two.
+  EXPECT_EQ(blas::chosen_split_k(big, 4, 768, 768, 3072, 1, 132), 7);
+  EXPECT_EQ(blas::chosen_split_k(big, 4, 2048, 2048, 2048, 1, 132), 1);  // 256 tiles: one wave whole
+  EXPECT_EQ(blas::chosen_split_k(big, 4, 1536, 1536, 1536, 1, 132), 3);  // 144 tiles: 432 groups, 2 waves
   EXPECT_EQ(blas::chosen_split_k(big, 4, 768, 768, 400, 1, 132), 3);  // 25 K tiles: at most 3 slices of 8
   // A set split is the call's; other families do not split.
   EXPECT_EQ(blas::chosen_split_k(blas::parse_gemm_params("local item=4x4 wg=16x16 split_k=8"), 4, 8192, 8192, 64, 1, 132),
@@ -116,7 +121,7 @@ TEST(GemmSplitK, ChosenSplitFollowsTheModel) {
   // The largest sizes a call may have: no overflow on the way; at most max_chosen_split_k.
   const std::int64_t most = std::numeric_limits<int>::max();
   EXPECT_EQ(chosen(most, most, most, most), 1);
-  EXPECT_EQ(chosen(1, 1, most, 131), 256);
+  EXPECT_EQ(chosen(1, 1, most, 131), 133);
   EXPECT_EQ(blas::chosen_split_k(p, 4, 1, 1, most, 1, std::numeric_limits<std::uint32_t>::max()), 256);
 }
 

@@ -28,8 +28,8 @@ std::vector<std::size_t> budgeted_search(const std::vector<blas::gemm_params>& c
 
 /// The seeds of a shape's budgeted search (its `first`): the leaders (of the nearest finished
 /// problems), after each leader's tile with its split chosen per call (split_k = 0) where configs
-/// hold that twin and it would split this call (blas::chosen_split_k: output tiles fewer than
-/// the compute units, a long K). A tile that won where it filled the device serves a shape of
+/// hold that twin and it would split this call (blas::chosen_split_k: few waves of output tiles,
+/// a long K). A tile that won where it filled the device serves a shape of
 /// few tiles split, which the search's spread sample seldom reaches (the H200's suites with
 /// --budget 10, 2026-11-25: 784 x 128 x 1152 found no split at all, 3.6 TFLOP/s against
 /// cuBLAS's 14.7). Then, for each leader that fills the device (blas::device_fill) below 0.75,

@@ -252,16 +252,18 @@ constexpr gemm_rule_values derive(const gemm_params& params, int element_bytes) 
 inline constexpr int max_chosen_split_k = 256;
 
 /// The cost model behind split_k = 0 (chosen_split_k), fitted to split-K measured on an H200
-/// (benchmark/gemm/split_model_probe/: 132 units, 128 x 64 and 64 x 64 blocks, K tiles of 16
-/// floats). A work-group costs the K tiles of its slice plus split_k_group_overhead_k_tiles (its
-/// start, its partial tile's store and its share of the second kernel's sum); g work-groups run
-/// at g / (g + split_k_half_speed_groups_per_unit x units) of the device's full speed (few
-/// groups leave units idle, one group a unit hides little of its loads' latency).
-inline constexpr double split_k_group_overhead_k_tiles = 16.0;
-inline constexpr double split_k_half_speed_groups_per_unit = 1.5;
+/// (benchmark/gemm/split_model_probe/: 132 units, blocks of 128 x 64 and 128 x 128, K tiles of 8
+/// and 16 floats). The work-groups run in waves of split_k_groups_per_unit a compute unit; each
+/// wave takes its slice's K tiles plus split_k_wave_overhead_k_tiles (the slices' start, the
+/// partial tiles' store and their share of the second kernel's sum). A wave more costs a whole
+/// slice: 36 tiles of 128 x 128 split 7 (252 work-groups, one wave) ran 1.25x faster than split 8
+/// (288, two) at 768 x 768 x 3072. The overhead keeps a short K whole: 384 tiles of 128 x 128 with
+/// 64 K tiles (6144 x 1024 x 1024) ran split 2 at 0.81x of whole, which 8 K tiles would split.
+inline constexpr std::int64_t split_k_groups_per_unit = 2;
+inline constexpr std::int64_t split_k_wave_overhead_k_tiles = 24;
 
 /// A split is taken only where the model expects it this much faster than the whole call: a
-/// margin for what the model does not see (the partial tiles' traffic, the second launch).
+/// margin for what the model does not see.
 inline constexpr double chosen_split_gain = 1.05;
 
 /// Every slice of a chosen split holds at least this many K tiles: fewer leave the slices'
@@ -269,22 +271,22 @@ inline constexpr double chosen_split_gain = 1.05;
 inline constexpr std::int64_t min_split_k_slice_k_tiles = 8;
 
 /// The model's time of one call of `tiles` output tiles (over every batch entry) and `k_tiles` K
-/// tiles, split in `split`, on a device of compute_units, in units of one K tile's product on a
-/// fully busy device: (ceil(k_tiles / split) + split_k_group_overhead_k_tiles) x (tiles x split +
-/// split_k_half_speed_groups_per_unit x compute_units). Only its ratios mean anything.
+/// tiles, split in `split`, on a device of compute_units, in K tiles of one work-group:
+/// ceil(tiles x split / (split_k_groups_per_unit x compute_units)) x (ceil(k_tiles / split) +
+/// split_k_wave_overhead_k_tiles).
 double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t compute_units);
 
 /// The split of split_k = 0 for one call of m x n x k (batch entries) on a device of
 /// compute_units: the count from 1 to max_chosen_split_k, with at least min_split_k_slice_k_tiles
 /// K tiles in every slice, that split_k_model_time expects fastest (the smallest among equals),
 /// where it expects it at least chosen_split_gain times faster than 1; else 1. Few output tiles
-/// with a long K leave most units idle without a split (an H200, 132 units: 768 x 3072 x 8192 in
-/// 128 x 64 blocks is 288 tiles, 2.2 waves; split 4, 0.70x cuBLAS whole and 0.93x split). Past
-/// (chosen_split_gain - 1) x tiles >= split_k_half_speed_groups_per_unit x compute_units (30 waves
-/// on any device) no split can reach the gain in the model, so large calls skip the search. It
-/// depends only on the shape, the configuration and the device, so a call sums its slices in the
-/// same order, and gives the same bits, on every run. Other families than local (no split-K) and
-/// set splits: their own value.
+/// with a long K leave most units idle without a split (an H200, 132 units: 64 x 64 x 65536 in
+/// one 64 x 64 block); a few waves of tiles leave the last wave's units idle (1536^3 in 288
+/// blocks of 128 x 64, 1.1 waves of two a unit: 0.86x cuBLAS whole, 1.01x split in 4). From
+/// (chosen_split_gain - 1) x tiles >= split_k_groups_per_unit x compute_units (20 waves) no split
+/// gains that much in the model, so large calls skip the search. It depends only on the shape, the
+/// configuration and the device, so a call sums its slices in the same order, and gives the same
+/// bits, on every run. Other families than local (no split-K) and set splits: their own value.
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::int64_t batch, std::int64_t compute_units);
 
