@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Scores the split-K cost model of blas::chosen_split_k (include/tessera/blas/gemm_config.hpp)
+against split counts measured on a device, for several constants: which count each model picks at
+each measured (shape, block), and what that count ran at, over the best count measured there.
+
+  python3 benchmark/gemm/split_model_fit.py [PROBE.json ...]
+
+A PROBE is a tune_* --json run whose configurations differ only in split_k (the H200's probe:
+benchmark/results/split_probe_h200_2026-11-29.json, the default). Besides the probes, the pairs
+measured by the shape-suite runs of 2026-11-29 (one configuration at two counts, one machine each;
+benchmark/RESULTS.md, "Split-K chosen by a model of waves") are scored too.
+The model: ceil(tiles x split / (groups_per_unit x units)) x (ceil(k_tiles / split) + overhead);
+a split is taken where 5% faster than whole, from 1 to 256 with 8 K tiles a slice or more.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+UNITS = 132  # the H200's compute units
+GAIN = 1.05
+MIN_SLICE_K_TILES = 8
+
+# (m, n, k, batch, transposes), (block rows, block cols, K tile), {split: GFLOP/s}: one
+# configuration at two counts in two shape-suite runs (the earlier rule's pick and a model's).
+SUITE_PAIRS = [
+    ((768, 768, 4096, 1, "nt"), (128, 128, 8), {7: 35569.0, 13: 28899.0}),
+    ((768, 768, 3072, 1, "tn"), (128, 128, 16), {7: 32781.0, 8: 26112.0}),
+    ((6144, 1024, 1024, 1, "nn"), (128, 128, 16), {1: 42422.0, 2: 34502.0}),
+    ((2500, 1200, 700, 1, "nt"), (128, 64, 16), {1: 36674.0, 2: 30191.0}),
+]
+
+
+def block_of(configuration: str) -> tuple[int, int, int]:
+    """(block rows, block cols, K tile) of a local configuration: item x wg, cache line / 4 bytes."""
+    item = [int(v) for v in re.search(r"item=(\d+)x(\d+)", configuration).groups()]
+    wg = [int(v) for v in re.search(r"wg=(\d+)x(\d+)", configuration).groups()]
+    line = int(re.search(r"cache_line_bytes=(\d+)", configuration).group(1))
+    return item[0] * wg[0], item[1] * wg[1], line // 4
+
+
+def probe_cases(paths: list[Path]) -> list[tuple]:
+    cases: dict[tuple, dict[int, float]] = {}
+    for path in paths:
+        for run in json.loads(path.read_text())["runs"]:
+            shape = (run["m"], run["n"], run["k"], run["batch"], run["transposes"])
+            for r in run["results"]:
+                if r.get("kind") not in ("config", "default") or r.get("status") != "ok" or not r.get("configuration"):
+                    continue
+                split = int(re.search(r"split_k=(\d+)", r["configuration"]).group(1))
+                key = (shape, block_of(r["configuration"]), re.sub(r" split_k=\d+", "", r["configuration"]))
+                counts = cases.setdefault(key, {})
+                counts[split] = max(counts.get(split, 0.0), r["gflops"]["median"])
+    return [(shape, block, counts) for (shape, block, _), counts in cases.items() if len(counts) >= 3]
+
+
+def model_time(tiles: int, k_tiles: int, split: int, groups_per_unit: int, overhead: int) -> float:
+    return math.ceil(tiles * split / (groups_per_unit * UNITS)) * (math.ceil(k_tiles / split) + overhead)
+
+
+def pick(shape: tuple, block: tuple, counts: dict[int, float], groups_per_unit: int, overhead: int) -> int:
+    """The model's count among those measured (the rule searches all; the probe timed some)."""
+    m, n, k, batch, _ = shape
+    tiles = math.ceil(m / block[0]) * math.ceil(n / block[1]) * batch
+    k_tiles = math.ceil(k / block[2])
+    allowed = [s for s in counts if s == 1 or k_tiles >= MIN_SLICE_K_TILES * s]
+    best = min(allowed, key=lambda s: (model_time(tiles, k_tiles, s, groups_per_unit, overhead), s))
+    whole = model_time(tiles, k_tiles, 1, groups_per_unit, overhead)
+    return best if 1 not in counts or whole >= GAIN * model_time(tiles, k_tiles, best, groups_per_unit, overhead) else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("probes", nargs="*", type=Path,
+                        default=[ROOT / "benchmark/results/split_probe_h200_2026-11-29.json"])
+    args = parser.parse_args()
+    cases = probe_cases(args.probes) + SUITE_PAIRS
+    print(f"{len(cases)} (shape, block) cases; per model: geometric mean and minimum of the pick's speed over the best")
+    for groups_per_unit in (1, 2):
+        for overhead in (8, 16, 24, 32):
+            scores = [counts[pick(shape, block, counts, groups_per_unit, overhead)] / max(counts.values())
+                      for shape, block, counts in cases]
+            mean = math.exp(sum(map(math.log, scores)) / len(scores))
+            print(f"  {groups_per_unit} a unit, overhead {overhead:2d} K tiles: {mean:.3f}, min {min(scores):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
