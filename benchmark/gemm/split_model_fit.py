@@ -5,8 +5,9 @@ each measured (shape, block), and what that count ran at, over the best count me
 
   python3 benchmark/gemm/split_model_fit.py [PROBE.json ...]
 
-A PROBE is a tune_* --json run whose configurations differ only in split_k (the H200's probe:
-benchmark/results/split_probe_h200_2026-11-29.json, the default). Besides the probes, the pairs
+A PROBE is a tune_* --json run whose configurations differ only in split_k (the H200's probes,
+the default: benchmark/results/split_probe_h200_2026-11-29.json, six shapes of a few waves, and
+split_probe_few_tiles_h200_2026-11-29.json, benchmark/gemm/split_probe/run.sh's twelve shapes). Besides the probes, the pairs
 measured by the shape-suite runs of 2026-11-29 (one configuration at two counts, one machine each;
 benchmark/RESULTS.md, "Split-K chosen by a model of waves") are scored too.
 The model: ceil(tiles x split / (groups_per_unit x units)) x (ceil(k_tiles / split) + overhead);
@@ -73,13 +74,39 @@ def pick(shape: tuple, block: tuple, counts: dict[int, float], groups_per_unit: 
     return best if 1 not in counts or whole >= GAIN * model_time(tiles, k_tiles, best, groups_per_unit, overhead) else 1
 
 
+def earlier_rule(tiles: int, k_tiles: int) -> int:
+    """chosen_split_k before the model (7eb8be4): split only below one tile a unit, the largest power
+    of two within two work-groups a unit and 16 K tiles a slice, or a count that fills the waves of
+    one a unit 1.2x better."""
+    if tiles >= UNITS:
+        return 1
+    split = 1
+    while split < 256 and tiles * 2 * split <= 2 * UNITS and k_tiles >= 16 * split:
+        split *= 2
+    fill = lambda s: tiles * s / (math.ceil(tiles * s / UNITS) * UNITS)
+    best = split
+    for s in range(2, 257):
+        if tiles * s <= 2 * UNITS and k_tiles >= MIN_SLICE_K_TILES * s and \
+                fill(s) > fill(best) * (1.2 if best == split else 1.0):
+            best = s
+    return best
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("probes", nargs="*", type=Path,
-                        default=[ROOT / "benchmark/results/split_probe_h200_2026-11-29.json"])
+                        default=[ROOT / "benchmark/results/split_probe_h200_2026-11-29.json",
+                                 ROOT / "benchmark/results/split_probe_few_tiles_h200_2026-11-29.json"])
     args = parser.parse_args()
     cases = probe_cases(args.probes) + SUITE_PAIRS
     print(f"{len(cases)} (shape, block) cases; per model: geometric mean and minimum of the pick's speed over the best")
+    earlier = []
+    for shape, block, counts in cases:
+        m, n, k, batch, _ = shape
+        split = earlier_rule(math.ceil(m / block[0]) * math.ceil(n / block[1]) * batch, math.ceil(k / block[2]))
+        earlier.append(counts[min(counts, key=lambda s: abs(s - split))] / max(counts.values()))
+    print(f"  the earlier rule (the nearest count measured): "
+          f"{math.exp(sum(map(math.log, earlier)) / len(earlier)):.3f}, min {min(earlier):.2f}")
     for groups_per_unit in (1, 2):
         for overhead in (8, 16, 24, 32):
             scores = [counts[pick(shape, block, counts, groups_per_unit, overhead)] / max(counts.values())
