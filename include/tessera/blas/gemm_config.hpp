@@ -252,8 +252,9 @@ constexpr gemm_rule_values derive(const gemm_params& params, int element_bytes) 
 inline constexpr int max_chosen_split_k = 256;
 
 /// The cost model behind split_k = 0 (chosen_split_k), fitted to split-K measured on an H200
-/// (benchmark/gemm/split_model_probe/: 132 units, blocks of 128 x 64 and 128 x 128, K tiles of 8
-/// and 16 floats). The work-groups run in waves of split_k_groups_per_unit a compute unit; each
+/// (132 units, blocks of 128 x 64, 64 x 128 and 128 x 128, K tiles of 8 and 16 floats: the probes
+/// of benchmark/gemm/split_probe/, scored by benchmark/gemm/split_model_fit.py, and the shape-suite
+/// runs of benchmark/RESULTS.md, which chose two a unit over one for the narrow blocks' sake). The work-groups run in waves of split_k_groups_per_unit a compute unit; each
 /// wave takes its slice's K tiles plus split_k_wave_overhead_k_tiles (the slices' start, the
 /// partial tiles' store and their share of the second kernel's sum). A wave more costs a whole
 /// slice: 36 tiles of 128 x 128 split 7 (252 work-groups, one wave) ran 1.25x faster than split 8
