@@ -19,9 +19,16 @@ import argparse
 import json
 import math
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "gen"))
+from gemm_params import load_param_table  # noqa: E402
+from gemm_rules import compile_time_limits, load_rule_table  # noqa: E402
+
+PARAMS = load_param_table()
+RULES = load_rule_table(params=PARAMS)
 UNITS = 132  # the H200's compute units
 GAIN = 1.05
 MIN_SLICE_K_TILES = 8
@@ -36,12 +43,11 @@ SUITE_PAIRS = [
 ]
 
 
-def block_of(configuration: str) -> tuple[int, int, int]:
-    """(block rows, block cols, K tile) of a local configuration: item x wg, cache line / 4 bytes."""
-    item = [int(v) for v in re.search(r"item=(\d+)x(\d+)", configuration).groups()]
-    wg = [int(v) for v in re.search(r"wg=(\d+)x(\d+)", configuration).groups()]
-    line = int(re.search(r"cache_line_bytes=(\d+)", configuration).group(1))
-    return item[0] * wg[0], item[1] * wg[1], line // 4
+def block_of(configuration: str, element_bytes: int = 4) -> tuple[int, int, int]:
+    """(block rows, block cols, K tile) of a configuration, as gemm_rules.def derives them."""
+    config = PARAMS.config_class().from_text(configuration)
+    values = RULES.evaluate(config.rule_inputs(element_bytes, compile_time_limits()))
+    return values["block_rows"], values["block_cols"], values["k_tile"]
 
 
 def probe_cases(paths: list[Path]) -> list[tuple]:

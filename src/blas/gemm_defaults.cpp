@@ -421,6 +421,13 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
   return gemm_default_choice{chosen->params, chosen};
 }
 
+// A tuned entry's shape as a call sees it: an entry of any transposes was tuned at the call's.
+gemm_problem_shape tuned_shape_for(const gemm_default_entry& e, const gemm_problem_shape& call) {
+  gemm_problem_shape tuned = *e.shape;
+  if (e.transposes == "any") tuned.trans_a = call.trans_a, tuned.trans_b = call.trans_b;
+  return tuned;
+}
+
 // A tuned shape's configuration at another shape runs with the split the call's own tiles and K
 // need (chosen_split_k), written as a number: its split_k was measured at its shape only, and
 // the H200's entries are mostly whole (split_k = 1, tuned at shapes of many tiles), which left
@@ -430,9 +437,7 @@ gemm_default_choice split_for_the_call(gemm_default_choice choice, int element_b
   if (compute_units <= 0 || choice.entry == nullptr || !choice.entry->shape ||
       choice.params.family != gemm_family::local)
     return choice;
-  gemm_problem_shape tuned = *choice.entry->shape;
-  if (choice.entry->transposes == "any") tuned.trans_a = shape.trans_a, tuned.trans_b = shape.trans_b;
-  if (tuned == shape) return choice;
+  if (tuned_shape_for(*choice.entry, shape) == shape) return choice;
   gemm_params per_call = choice.params;
   per_call.split_k = 0;
   choice.params.split_k = chosen_split_k(per_call, element_bytes, shape.m, shape.n, shape.k, shape.batch, compute_units);
@@ -458,8 +463,7 @@ gemm_default_choice choose_entry(const std::vector<gemm_default_entry>& table, c
           !shape_entry_matches(e, level, key))
         continue;
       if (e.element_bytes != 0 && e.element_bytes != element_bytes) continue;
-      gemm_problem_shape tuned = *e.shape;
-      if (e.transposes == "any") tuned.trans_a = shape.trans_a, tuned.trans_b = shape.trans_b;
+      const gemm_problem_shape tuned = tuned_shape_for(e, shape);
       const double distance = shape_distance(shape, tuned);
       if (distance <= max_shape_distance) candidates.push_back({&e, tuned, distance});
     }

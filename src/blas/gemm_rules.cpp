@@ -47,10 +47,11 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
       std::ceil(double(split_k_groups_per_unit * units) / (chosen_split_gain - 1.0)));
   // The tiles, a factor at a time, stopping there (so no product overflows).
   std::int64_t tiles = 1;
-  for (const std::int64_t factor : {ceil_div(m, std::max<std::int64_t>(d.block_rows, 1)),
-                                    ceil_div(n, std::max<std::int64_t>(d.block_cols, 1)), std::max<std::int64_t>(batch, 1)}) {
-    if (factor >= no_gain_tiles || tiles > (no_gain_tiles - 1) / std::max<std::int64_t>(factor, 1)) return 1;
-    tiles *= std::max<std::int64_t>(factor, 1);
+  for (const std::int64_t count : {ceil_div(m, std::max<std::int64_t>(d.block_rows, 1)),
+                                   ceil_div(n, std::max<std::int64_t>(d.block_cols, 1)), batch}) {
+    const std::int64_t factor = std::max<std::int64_t>(count, 1);
+    if (factor >= no_gain_tiles || tiles > (no_gain_tiles - 1) / factor) return 1;
+    tiles *= factor;
   }
   const std::int64_t k_tiles = ceil_div(k, std::max<std::int64_t>(d.k_tile, 1));
   const std::int64_t most = std::min<std::int64_t>(max_chosen_split_k, k_tiles / min_split_k_slice_k_tiles);

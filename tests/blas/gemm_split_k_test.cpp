@@ -153,21 +153,18 @@ TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
         ASSERT_TRUE(split >= 1 && split <= blas::max_chosen_split_k);
         const std::int64_t tiles = (m + d.block_rows - 1) / d.block_rows * ((n + d.block_cols - 1) / d.block_cols) * batch;
         const std::int64_t k_tiles = (k + d.k_tile - 1) / d.k_tile;
+        const std::int64_t most = std::min<std::int64_t>(blas::max_chosen_split_k, k_tiles / blas::min_split_k_slice_k_tiles);
+        const double whole = blas::split_k_model_time(tiles, k_tiles, 1, units);
         if (split > 1) {
           ++splits;
           ASSERT_GE(k_tiles, blas::min_split_k_slice_k_tiles * split);
-          ASSERT_GE(blas::split_k_model_time(tiles, k_tiles, 1, units),
-                    blas::chosen_split_gain * blas::split_k_model_time(tiles, k_tiles, split, units));
-          const std::int64_t most = std::min<std::int64_t>(blas::max_chosen_split_k, k_tiles / blas::min_split_k_slice_k_tiles);
+          const double chosen = blas::split_k_model_time(tiles, k_tiles, split, units);
+          ASSERT_GE(whole, blas::chosen_split_gain * chosen);
           for (std::int64_t s = 2; s <= most; ++s)
-            ASSERT_GE(blas::split_k_model_time(tiles, k_tiles, s, units),
-                      blas::split_k_model_time(tiles, k_tiles, split, units))
-                << "split " << s;
+            ASSERT_GE(blas::split_k_model_time(tiles, k_tiles, s, units), chosen) << "split " << s;
         } else if (tiles > 0) {
-          const std::int64_t most = std::min<std::int64_t>(blas::max_chosen_split_k, k_tiles / blas::min_split_k_slice_k_tiles);
           for (std::int64_t s = 2; s <= most; ++s)
-            ASSERT_LT(blas::split_k_model_time(tiles, k_tiles, 1, units),
-                      blas::chosen_split_gain * blas::split_k_model_time(tiles, k_tiles, s, units))
+            ASSERT_LT(whole, blas::chosen_split_gain * blas::split_k_model_time(tiles, k_tiles, s, units))
                 << "split " << s;
         }
         blas::gemm_params with = p;
