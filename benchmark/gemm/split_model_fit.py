@@ -6,12 +6,19 @@ each measured (shape, block), and what that count ran at, over the best count me
   python3 benchmark/gemm/split_model_fit.py [PROBE.json ...]
 
 A PROBE is a tune_* --json run whose configurations differ only in split_k (the H200's probes,
-the default: benchmark/results/split_probe_h200_2026-11-29.json, six shapes of a few waves, and
-split_probe_few_tiles_h200_2026-11-29.json, benchmark/gemm/split_probe/run.sh's twelve shapes). Besides the probes, the pairs
-measured by the shape-suite runs of 2026-11-29 (one configuration at two counts, one machine each;
-benchmark/RESULTS.md, "Split-K chosen by a model of waves") are scored too.
-The model: ceil(tiles x split / (groups_per_unit x units)) x (ceil(k_tiles / split) + overhead);
-a split is taken where 5% faster than whole, from 1 to 256 with 8 K tiles a slice or more.
+the default: benchmark/results/split_probe_h200_2026-11-29.json, six shapes of a few waves;
+split_probe_few_tiles_h200_2026-11-29.json, benchmark/gemm/split_probe/run.sh's twelve shapes;
+split_probe_narrow_h200_2026-11-29.json, run.sh narrow_set.json narrow_shapes.json: six blocks of
+64 and 128 work-items). Besides the probes, the pairs measured by the shape-suite runs of
+2026-11-29 (one configuration at two counts, one machine each; benchmark/RESULTS.md, "Split-K
+chosen by a model of waves") are scored too.
+The models: waves, ceil(tiles x split / (G x units)) x (ceil(k_tiles / split) + overhead), or
+batches (blas::split_k_model_time, committed: holds 2, busy from 1.5, overhead 12): the busiest
+unit's ceil(tiles x split / units) work-groups in batches of holds x G, the last as long as at least
+busy_from x G, over G, x (ceil(k_tiles / split) + overhead). A split is taken where 5% faster than
+whole, from 1 to 256 with 8 K tiles a slice or more. G is either one constant for every block, or
+per block: unit_outputs over the block's outputs, at most 2048 work-items
+(blas::split_k_groups_per_unit).
 """
 from __future__ import annotations
 
@@ -33,21 +40,30 @@ UNITS = 132  # the H200's compute units
 GAIN = 1.05
 MIN_SLICE_K_TILES = 8
 
-# (m, n, k, batch, transposes), (block rows, block cols, K tile), {split: GFLOP/s}: one
-# configuration at two counts in two shape-suite runs (the earlier rule's pick and a model's).
+UNIT_WORK_ITEMS = 2048
+
+# (m, n, k, batch, transposes), (block rows, block cols, K tile, work-items), {split: GFLOP/s}:
+# one configuration at two counts in two shape-suite runs (the earlier rule's pick and a model's).
 SUITE_PAIRS = [
-    ((768, 768, 4096, 1, "nt"), (128, 128, 8), {7: 35569.0, 13: 28899.0}),
-    ((768, 768, 3072, 1, "tn"), (128, 128, 16), {7: 32781.0, 8: 26112.0}),
-    ((6144, 1024, 1024, 1, "nn"), (128, 128, 16), {1: 42422.0, 2: 34502.0}),
-    ((2500, 1200, 700, 1, "nt"), (128, 64, 16), {1: 36674.0, 2: 30191.0}),
+    ((768, 768, 4096, 1, "nt"), (128, 128, 8, 256), {7: 35569.0, 13: 28899.0}),
+    ((768, 768, 3072, 1, "tn"), (128, 128, 16, 256), {7: 32781.0, 8: 26112.0}),
+    ((6144, 1024, 1024, 1, "nn"), (128, 128, 16, 256), {1: 42422.0, 2: 34502.0}),
+    ((2500, 1200, 700, 1, "nt"), (128, 64, 16, 128), {1: 36674.0, 2: 30191.0}),
 ]
 
 
-def block_of(configuration: str, element_bytes: int = 4) -> tuple[int, int, int]:
-    """(block rows, block cols, K tile) of a configuration, as gemm_rules.def derives them."""
+def block_of(configuration: str, element_bytes: int = 4) -> tuple[int, int, int, int]:
+    """(block rows, block cols, K tile, work-items) of a configuration, as gemm_rules.def derives them."""
     config = PARAMS.config_class().from_text(configuration)
     values = RULES.evaluate(config.rule_inputs(element_bytes, compile_time_limits()))
-    return values["block_rows"], values["block_cols"], values["k_tile"]
+    return values["block_rows"], values["block_cols"], values["k_tile"], values["work_group_size"]
+
+
+def groups_per_unit(block: tuple, model: int | tuple[str, int]) -> int:
+    """A constant count, or ("outputs", unit_outputs): blas::split_k_groups_per_unit's form."""
+    if isinstance(model, int):
+        return model
+    return max(1, min(model[1] // (block[0] * block[1]), UNIT_WORK_ITEMS // block[3]))
 
 
 def probe_cases(paths: list[Path]) -> list[tuple]:
@@ -65,19 +81,31 @@ def probe_cases(paths: list[Path]) -> list[tuple]:
     return [(shape, block, counts) for (shape, block, _), counts in cases.items() if len(counts) >= 3]
 
 
-def model_time(tiles: int, k_tiles: int, split: int, groups_per_unit: int, overhead: int) -> float:
-    return math.ceil(tiles * split / (groups_per_unit * UNITS)) * (math.ceil(k_tiles / split) + overhead)
+def model_time(tiles: int, k_tiles: int, split: int, groups_per_unit: int, overhead: int,
+               batches: tuple[float, float] | None = None) -> float:
+    """Waves of groups_per_unit a unit; or, with batches = (holds, busy_from), blas::split_k_model_time's
+    form: the busiest unit's work-groups in batches of holds x G, the last taking at least busy_from x G."""
+    slice_time = math.ceil(k_tiles / split) + overhead
+    if batches is None:
+        return math.ceil(tiles * split / (groups_per_unit * UNITS)) * slice_time
+    per_unit = math.ceil(tiles * split / UNITS)
+    held, fewest = batches[0] * groups_per_unit, batches[1] * groups_per_unit
+    full = math.floor(per_unit / held)
+    rest = per_unit - full * held
+    return (full * held + (max(rest, fewest) if rest > 0 else 0.0)) / groups_per_unit * slice_time
 
 
-def pick(shape: tuple, block: tuple, counts: dict[int, float], groups_per_unit: int, overhead: int) -> int:
+def pick(shape: tuple, block: tuple, counts: dict[int, float], model: int | tuple[str, int], overhead: int,
+         batches: tuple[float, float] | None = None) -> int:
     """The model's count among those measured (the rule searches all; the probe timed some)."""
     m, n, k, batch, _ = shape
     tiles = math.ceil(m / block[0]) * math.ceil(n / block[1]) * batch
     k_tiles = math.ceil(k / block[2])
+    groups = groups_per_unit(block, model)
+    time = lambda s: model_time(tiles, k_tiles, s, groups, overhead, batches)  # noqa: E731
     allowed = [s for s in counts if s == 1 or k_tiles >= MIN_SLICE_K_TILES * s]
-    best = min(allowed, key=lambda s: (model_time(tiles, k_tiles, s, groups_per_unit, overhead), s))
-    whole = model_time(tiles, k_tiles, 1, groups_per_unit, overhead)
-    return best if 1 not in counts or whole >= GAIN * model_time(tiles, k_tiles, best, groups_per_unit, overhead) else 1
+    best = min(allowed, key=lambda s: (time(s), s))
+    return best if 1 not in counts or time(1) >= GAIN * time(best) else 1
 
 
 def earlier_rule(tiles: int, k_tiles: int) -> int:
@@ -102,7 +130,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("probes", nargs="*", type=Path,
                         default=[ROOT / "benchmark/results/split_probe_h200_2026-11-29.json",
-                                 ROOT / "benchmark/results/split_probe_few_tiles_h200_2026-11-29.json"])
+                                 ROOT / "benchmark/results/split_probe_few_tiles_h200_2026-11-29.json",
+                                 ROOT / "benchmark/results/split_probe_narrow_h200_2026-11-29.json"])
     args = parser.parse_args()
     cases = probe_cases(args.probes) + SUITE_PAIRS
     print(f"{len(cases)} (shape, block) cases; per model: geometric mean and minimum of the pick's speed over the best")
@@ -113,12 +142,17 @@ def main() -> int:
         earlier.append(counts[min(counts, key=lambda s: abs(s - split))] / max(counts.values()))
     print(f"  the earlier rule (the nearest count measured): "
           f"{math.exp(sum(map(math.log, earlier)) / len(earlier)):.3f}, min {min(earlier):.2f}")
-    for groups_per_unit in (1, 2):
-        for overhead in (8, 16, 24, 32):
-            scores = [counts[pick(shape, block, counts, groups_per_unit, overhead)] / max(counts.values())
+    models = [(m, None) for m in (1, 2, ("outputs", 8192), ("outputs", 16384), ("outputs", 32768))]
+    models += [(("outputs", 16384), (2.0, 1.5)), (("outputs", 16384), (2.0, 1.0)), (("outputs", 16384), (1.0, 1.0))]
+    for model, batches in models:
+        name = f"{model} a unit" if isinstance(model, int) else f"{model[1]} outputs a unit"
+        if batches is not None:
+            name += f", batches of {batches[0]:g}, at least {batches[1]:g}"
+        for overhead in (4, 8, 12, 16, 24):
+            scores = [counts[pick(shape, block, counts, model, overhead, batches)] / max(counts.values())
                       for shape, block, counts in cases]
             mean = math.exp(sum(map(math.log, scores)) / len(scores))
-            print(f"  {groups_per_unit} a unit, overhead {overhead:2d} K tiles: {mean:.3f}, min {min(scores):.2f}")
+            print(f"  {name:>50}, overhead {overhead:2d} K tiles: {mean:.3f}, min {min(scores):.2f}")
     return 0
 
 

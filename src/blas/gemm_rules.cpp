@@ -27,11 +27,25 @@ double wave_fill(double groups, double units) { return groups / (std::ceil(group
 
 }  // namespace
 
-double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t compute_units) {
+std::int64_t split_k_groups_per_unit(const gemm_rule_values& derived) {
+  const std::int64_t outputs = std::max<std::int64_t>(derived.block_rows, 1) * std::max<std::int64_t>(derived.block_cols, 1);
+  const std::int64_t by_outputs = split_k_unit_outputs / outputs;
+  const std::int64_t by_work_items = split_k_unit_work_items / std::max<std::int64_t>(derived.work_group_size, 1);
+  return std::max<std::int64_t>(std::min(by_outputs, by_work_items), 1);
+}
+
+double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t groups_per_unit,
+                          std::int64_t compute_units) {
   const double slices = double(std::max<std::int64_t>(split, 1));
-  const double wave = double(split_k_groups_per_unit) * double(std::max<std::int64_t>(compute_units, 1));
-  const double waves = std::ceil(double(std::max<std::int64_t>(tiles, 1)) * slices / wave);
-  return waves * (std::ceil(double(std::max<std::int64_t>(k_tiles, 0)) / slices) + double(split_k_wave_overhead_k_tiles));
+  const double busy = double(std::max<std::int64_t>(groups_per_unit, 1));
+  // The busiest unit's work-groups, in batches of what it holds at once; a batch of fewer than
+  // split_k_busy_unit_fraction keeps it no less long than that many.
+  const double per_unit = std::ceil(double(std::max<std::int64_t>(tiles, 1)) * slices /
+                                    double(std::max<std::int64_t>(compute_units, 1)));
+  const double held = split_k_unit_holds * busy, fewest = split_k_unit_busy_from * busy;
+  const double full_batches = std::floor(per_unit / held), rest = per_unit - full_batches * held;
+  const double batches = (full_batches * held + (rest > 0.0 ? std::max(rest, fewest) : 0.0)) / busy;
+  return batches * (std::ceil(double(std::max<std::int64_t>(k_tiles, 0)) / slices) + double(split_k_wave_overhead_k_tiles));
 }
 
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -41,10 +55,12 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   const gemm_rule_values d = derive(params, element_bytes);
   const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (std::max<std::int64_t>(a, 0) + b - 1) / b; };
   const std::int64_t units = std::max<std::int64_t>(compute_units, 1);
+  const std::int64_t groups_per_unit = split_k_groups_per_unit(d);
   // From this many tiles on no split gains chosen_split_gain in the model: a split's time is at
-  // least tiles / wave x (k_tiles + overhead), the whole call's at most one wave more.
-  const auto no_gain_tiles = static_cast<std::int64_t>(
-      std::ceil(double(split_k_groups_per_unit * units) / (chosen_split_gain - 1.0)));
+  // least tiles / (units x groups_per_unit) x (k_tiles + overhead), the whole call's at most
+  // (1 + split_k_unit_busy_from x groups_per_unit) / groups_per_unit x (k_tiles + overhead) more.
+  const auto no_gain_tiles = static_cast<std::int64_t>(std::ceil(
+      (1.0 + split_k_unit_busy_from * double(groups_per_unit)) * double(units) / (chosen_split_gain - 1.0)));
   // The tiles, a factor at a time, stopping there (so no product overflows).
   std::int64_t tiles = 1;
   for (const std::int64_t count : {ceil_div(m, std::max<std::int64_t>(d.block_rows, 1)),
@@ -55,11 +71,12 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   }
   const std::int64_t k_tiles = ceil_div(k, std::max<std::int64_t>(d.k_tile, 1));
   const std::int64_t most = std::min<std::int64_t>(max_chosen_split_k, k_tiles / min_split_k_slice_k_tiles);
-  const double whole = split_k_model_time(tiles, k_tiles, 1, units);
+  const double whole = split_k_model_time(tiles, k_tiles, 1, groups_per_unit, units);
   std::int64_t best = 1;
   double best_time = whole;
   for (std::int64_t s = 2; s <= most; ++s)
-    if (const double t = split_k_model_time(tiles, k_tiles, s, units); t < best_time) best = s, best_time = t;
+    if (const double t = split_k_model_time(tiles, k_tiles, s, groups_per_unit, units); t < best_time)
+      best = s, best_time = t;
   return whole >= chosen_split_gain * best_time ? int(best) : 1;
 }
 

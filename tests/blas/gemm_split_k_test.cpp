@@ -78,41 +78,52 @@ TEST(GemmSplitK, ManySlicesFloat) { many_slices_match_openblas<float>(); }
 TEST(GemmSplitK, ManySlicesDouble) { many_slices_match_openblas<double>(); }
 
 // chosen_split_k on a device of 132 compute units (an H100 or H200), for a configuration of
-// 64 x 64 blocks and K tiles of 16 floats: split_k_model_time's fastest count.
+// 64 x 64 blocks of 256 work-items and K tiles of 16 floats (four work-groups a unit in the
+// model): split_k_model_time's fastest count.
 TEST(GemmSplitK, ChosenSplitFollowsTheModel) {
   const blas::gemm_params p =
       blas::parse_gemm_params("local cache_line_bytes=64 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0");
   const auto chosen = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1) {
     return blas::chosen_split_k(p, 4, m, n, k, batch, 132);
   };
-  // The model by hand, one tile and 4096 K tiles: 1 wave of (4096 + 24) K tiles whole, 1 wave of
-  // (16 + 24) in 256 slices (256 work-groups, within two a unit).
-  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 1, 132), 4096.0 + 24.0);
-  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 256, 132), 16.0 + 24.0);
-  EXPECT_DOUBLE_EQ(blas::split_k_model_time(133, 100, 2, 132), 2.0 * (50.0 + 24.0));  // 266 groups: two waves
+  EXPECT_EQ(blas::split_k_groups_per_unit(blas::derive(p, 4)), 4);  // 16384 outputs over 64 x 64
+  // The model by hand: one tile and 4096 K tiles whole, one work-group, as long as 6 (1.5 x 4), so
+  // 6 / 4 x (4096 + 12); in 256 slices 2 a unit, also as long as 6: 6 / 4 x (16 + 12).
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 1, 4, 132), 1.5 * (4096.0 + 12.0));
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 256, 4, 132), 1.5 * (16.0 + 12.0));
+  // 1058 groups: 9 on the busiest unit, a batch of 8 and one as long as 6: (8 + 6) / 4.
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(529, 100, 2, 4, 132), 3.5 * (50.0 + 12.0));
+  // 266 groups of a block that keeps a unit busy alone: 3 a unit, a batch of 2 and one of 1.5.
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(133, 100, 2, 1, 132), 3.5 * (50.0 + 12.0));
   EXPECT_EQ(chosen(64, 64, 65536), 256);
-  EXPECT_EQ(chosen(100, 100, 20000), 66);    // 4 tiles: 264 groups, one wave
-  EXPECT_EQ(chosen(784, 128, 1152), 9);      // 26 tiles, 72 K tiles: 9 slices of 8
-  EXPECT_EQ(chosen(196, 256, 2304), 16);     // 16 tiles: 256 groups
-  EXPECT_EQ(chosen(49, 512, 4608), 32);      // 8 tiles
-  EXPECT_EQ(chosen(64, 64, 65536, 132), 2);  // a batch of 132 entries: 264 groups
+  EXPECT_EQ(chosen(100, 100, 20000), 139);  // 4 tiles: 556 groups of 9 K tiles, 5 a unit
+  EXPECT_EQ(chosen(784, 128, 1152), 9);     // 26 tiles, 72 K tiles: 9 slices of 8
+  EXPECT_EQ(chosen(196, 256, 2304), 18);    // 16 tiles, 144 K tiles: 18 slices of 8 (288 groups)
+  EXPECT_EQ(chosen(49, 512, 4608), 36);     // 8 tiles
+  EXPECT_EQ(chosen(64, 64, 65536, 132), 6);  // a batch of 132 entries: 6 a unit
   EXPECT_EQ(chosen(64, 64, 240), 1);         // 15 K tiles: not 8 a slice for 2
   EXPECT_EQ(chosen(64, 64, 241), 2);         // 16, the last one short
   EXPECT_EQ(chosen(64, 64, 0), 1);
-  // A few waves of tiles: 11 x 11 tiles (121) split 13 fill 6 waves of 264 (1573 groups).
-  EXPECT_EQ(chosen(11 * 64, 11 * 64, 65536), 13);
-  // Many waves of tiles: no split gains 5% in the model.
+  // A few batches of tiles: 11 x 11 tiles (121) split 15, 14 a unit (8 and one as long as 6).
+  EXPECT_EQ(chosen(11 * 64, 11 * 64, 65536), 15);
+  // One batch of 8 a unit whole (1056 tiles) gains nothing; one tile more leaves a second batch.
+  EXPECT_EQ(chosen(64, 64, 65536, 1056), 1);
+  EXPECT_EQ(chosen(64, 64, 65536, 1057), 16);
+  // Many batches of tiles: no split gains 5% in the model.
   EXPECT_EQ(chosen(2048, 2048, 2048), 1);  // 1024 tiles
   EXPECT_EQ(chosen(4096, 4096, 65536), 1);
-  // From 20 waves of two a unit (5280 tiles) the search is skipped: the model cannot gain there.
-  EXPECT_EQ(chosen(64, 64, 65536, 5279), 1);
-  EXPECT_EQ(chosen(64, 64, 65536, 5280), 1);
+  // From 20 x (1 + 1.5 x 4) x 132 tiles (18480) the search is skipped: the model cannot gain there.
+  EXPECT_EQ(chosen(64, 64, 65536, 18479), 1);
+  EXPECT_EQ(chosen(64, 64, 65536, 18480), 1);
   const blas::gemm_params big = blas::parse_gemm_params(
       "local cache_line_bytes=64 item=8x8 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0");
-  // 128 x 128 blocks: 36 tiles at 768 x 768; split 7 makes one wave (252 groups), 8 two.
+  EXPECT_EQ(blas::split_k_groups_per_unit(blas::derive(big, 4)), 1);
+  // 128 x 128 blocks, one keeps a unit busy and it holds two: 36 tiles at 768 x 768 split 7 are
+  // 252 work-groups, 2 a unit.
   EXPECT_EQ(blas::chosen_split_k(big, 4, 768, 768, 3072, 1, 132), 7);
-  EXPECT_EQ(blas::chosen_split_k(big, 4, 2048, 2048, 2048, 1, 132), 1);  // 256 tiles: one wave whole
-  EXPECT_EQ(blas::chosen_split_k(big, 4, 1536, 1536, 1536, 1, 132), 3);  // 144 tiles: 432 groups, 2 waves
+  EXPECT_EQ(blas::chosen_split_k(big, 4, 167, 393, 2521, 1, 132), 16);   // 8 tiles: 128 groups, 18 would be 144
+  EXPECT_EQ(blas::chosen_split_k(big, 4, 2048, 2048, 2048, 1, 132), 1);  // 256 tiles: one batch of 2 whole
+  EXPECT_EQ(blas::chosen_split_k(big, 4, 1536, 1536, 1536, 1, 132), 3);  // 144 tiles: 432 groups, 4 a unit
   EXPECT_EQ(blas::chosen_split_k(big, 4, 768, 768, 400, 1, 132), 3);  // 25 K tiles: at most 3 slices of 8
   // A set split is the call's; other families do not split.
   EXPECT_EQ(blas::chosen_split_k(blas::parse_gemm_params("local item=4x4 wg=16x16 split_k=8"), 4, 8192, 8192, 64, 1, 132),
@@ -121,7 +132,7 @@ TEST(GemmSplitK, ChosenSplitFollowsTheModel) {
   // The largest sizes a call may have: no overflow on the way; at most max_chosen_split_k.
   const std::int64_t most = std::numeric_limits<int>::max();
   EXPECT_EQ(chosen(most, most, most, most), 1);
-  EXPECT_EQ(chosen(1, 1, most, 131), 133);
+  EXPECT_EQ(chosen(1, 1, most, 131), 135);
   EXPECT_EQ(blas::chosen_split_k(p, 4, 1, 1, most, 1, std::numeric_limits<std::uint32_t>::max()), 256);
 }
 
@@ -154,17 +165,22 @@ TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
         const std::int64_t tiles = (m + d.block_rows - 1) / d.block_rows * ((n + d.block_cols - 1) / d.block_cols) * batch;
         const std::int64_t k_tiles = (k + d.k_tile - 1) / d.k_tile;
         const std::int64_t most = std::min<std::int64_t>(blas::max_chosen_split_k, k_tiles / blas::min_split_k_slice_k_tiles);
-        const double whole = blas::split_k_model_time(tiles, k_tiles, 1, units);
+        const std::int64_t groups_per_unit = blas::split_k_groups_per_unit(d);
+        ASSERT_TRUE(groups_per_unit >= 1 && groups_per_unit * d.block_rows * d.block_cols <= std::max<std::int64_t>(
+                                                                      blas::split_k_unit_outputs, d.block_rows * d.block_cols));
+        ASSERT_LE(groups_per_unit * d.work_group_size, std::max<std::int64_t>(blas::split_k_unit_work_items, d.work_group_size));
+        const auto model = [&](std::int64_t s) { return blas::split_k_model_time(tiles, k_tiles, s, groups_per_unit, units); };
+        const double whole = model(1);
         if (split > 1) {
           ++splits;
           ASSERT_GE(k_tiles, blas::min_split_k_slice_k_tiles * split);
-          const double chosen = blas::split_k_model_time(tiles, k_tiles, split, units);
+          const double chosen = model(split);
           ASSERT_GE(whole, blas::chosen_split_gain * chosen);
           for (std::int64_t s = 2; s <= most; ++s)
-            ASSERT_GE(blas::split_k_model_time(tiles, k_tiles, s, units), chosen) << "split " << s;
+            ASSERT_GE(model(s), chosen) << "split " << s;
         } else if (tiles > 0) {
           for (std::int64_t s = 2; s <= most; ++s)
-            ASSERT_LT(whole, blas::chosen_split_gain * blas::split_k_model_time(tiles, k_tiles, s, units))
+            ASSERT_LT(whole, blas::chosen_split_gain * model(s))
                 << "split " << s;
         }
         blas::gemm_params with = p;

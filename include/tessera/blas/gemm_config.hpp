@@ -252,16 +252,33 @@ constexpr gemm_rule_values derive(const gemm_params& params, int element_bytes) 
 inline constexpr int max_chosen_split_k = 256;
 
 /// The cost model behind split_k = 0 (chosen_split_k), fitted to split-K measured on an H200
-/// (132 units, blocks of 128 x 64, 64 x 128 and 128 x 128, K tiles of 8 and 16 floats: the probes
-/// of benchmark/gemm/split_probe/, scored by benchmark/gemm/split_model_fit.py, and the shape-suite
-/// runs of benchmark/RESULTS.md, which chose two a unit over one for the narrow blocks' sake). The work-groups run in waves of split_k_groups_per_unit a compute unit; each
-/// wave takes its slice's K tiles plus split_k_wave_overhead_k_tiles (the slices' start, the
-/// partial tiles' store and their share of the second kernel's sum). A wave more costs a whole
-/// slice: 36 tiles of 128 x 128 split 7 (252 work-groups, one wave) ran 1.25x faster than split 8
-/// (288, two) at 768 x 768 x 3072. The overhead keeps a short K whole: 384 tiles of 128 x 128 with
-/// 64 K tiles (6144 x 1024 x 1024) ran split 2 at 0.81x of whole, which 8 K tiles would split.
-inline constexpr std::int64_t split_k_groups_per_unit = 2;
-inline constexpr std::int64_t split_k_wave_overhead_k_tiles = 24;
+/// (132 units; blocks from 32 x 32 to 128 x 128 with K tiles of 8 to 32 floats: the probes of
+/// benchmark/gemm/split_probe/, scored by benchmark/gemm/split_model_fit.py, and the shape-suite
+/// runs of benchmark/RESULTS.md). The work-groups are spread evenly over the compute units; the
+/// busiest unit runs its share in batches of split_k_unit_holds x G at once, where G
+/// (split_k_groups_per_unit) is how many of the block keep a unit busy, and a batch of fewer than
+/// split_k_unit_busy_from x G takes as long as that many. Each work-group takes its slice's K
+/// tiles plus split_k_wave_overhead_k_tiles (the slice's start, its partial tile's store and its
+/// share of the second kernel's sum); the model's time is the busiest unit's, in slices of one
+/// work-group run alone at full speed.
+///
+/// G is split_k_unit_outputs over the block's outputs (one 128 x 128 block, two of 64 x 128, four
+/// of 64 x 64, eight of 64 x 32), at most split_k_unit_work_items over its work-items. One constant
+/// count for every block did not fit the probes: two a unit sent 128 x 128 blocks into a second
+/// batch (8 tiles at 167 x 393 x 2521: split 18, 144 work-groups, ran at 0.65x of split 16); one a
+/// unit left the narrow blocks' units idle (3000 x 100 x 2000 in 64 x 32 blocks: whole at 0.69x of
+/// split 11). A unit holding two 128 x 128 blocks at once runs them faster than one after the
+/// other: 377 tiles at 3586 x 1556 x 14929 ran 1.25x faster split 2 than whole.
+inline constexpr std::int64_t split_k_unit_outputs = 16384;
+inline constexpr std::int64_t split_k_unit_work_items = 2048;
+inline constexpr double split_k_unit_holds = 2.0;
+inline constexpr double split_k_unit_busy_from = 1.5;
+inline constexpr std::int64_t split_k_wave_overhead_k_tiles = 12;
+
+/// The work-groups of a configuration with these derived values that keep a compute unit busy
+/// in the split model: split_k_unit_outputs over the block's outputs, at most
+/// split_k_unit_work_items over its work-items, at least 1.
+std::int64_t split_k_groups_per_unit(const gemm_rule_values& derived);
 
 /// A split is taken only where the model expects it this much faster than the whole call: a
 /// margin for what the model does not see.
@@ -272,19 +289,22 @@ inline constexpr double chosen_split_gain = 1.05;
 inline constexpr std::int64_t min_split_k_slice_k_tiles = 8;
 
 /// The model's time of one call of `tiles` output tiles (over every batch entry) and `k_tiles` K
-/// tiles, split in `split`, on a device of compute_units, in K tiles of one work-group:
-/// ceil(tiles x split / (split_k_groups_per_unit x compute_units)) x (ceil(k_tiles / split) +
-/// split_k_wave_overhead_k_tiles).
-double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t compute_units);
+/// tiles, split in `split`, on a device of compute_units that groups_per_unit of its work-groups
+/// keep busy (G), in K tiles of one work-group alone: with j = ceil(tiles x split /
+/// compute_units) work-groups on the busiest unit and H = split_k_unit_holds x G,
+/// (floor(j / H) x H + max(j mod H, split_k_unit_busy_from x G) where j mod H > 0) / G x
+/// (ceil(k_tiles / split) + split_k_wave_overhead_k_tiles).
+double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t groups_per_unit,
+                          std::int64_t compute_units);
 
 /// The split of split_k = 0 for one call of m x n x k (batch entries) on a device of
 /// compute_units: the count from 1 to max_chosen_split_k, with at least min_split_k_slice_k_tiles
 /// K tiles in every slice, that split_k_model_time expects fastest (the smallest among equals),
 /// where it expects it at least chosen_split_gain times faster than 1; else 1. Few output tiles
 /// with a long K leave most units idle without a split (an H200, 132 units: 64 x 64 x 65536 in
-/// one 64 x 64 block); a few waves of tiles leave the last wave's units idle (1536^3 in 288
-/// blocks of 128 x 64, 1.1 waves of two a unit: 0.86x cuBLAS whole, 1.01x split in 4). From
-/// (chosen_split_gain - 1) x tiles >= split_k_groups_per_unit x compute_units (20 waves) no split
+/// one 64 x 64 block); a few batches of tiles leave the last batch's units idle (1536^3 in 288
+/// blocks of 128 x 64: 0.86x cuBLAS whole, 1.01x split in 4). From
+/// (chosen_split_gain - 1) x tiles >= (1 + split_k_unit_busy_from x G) x compute_units no split
 /// gains that much in the model, so large calls skip the search. It depends only on the shape, the
 /// configuration and the device, so a call sums its slices in the same order, and gives the same
 /// bits, on every run. Other families than local (no split-K) and set splits: their own value.
