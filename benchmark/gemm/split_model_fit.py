@@ -17,7 +17,7 @@ batches (blas::split_k_model_time, committed: holds 2, busy from 1.5, overhead 1
 unit's ceil(tiles x split / units) work-groups in batches of holds x G, the last as long as at least
 busy_from x G, over G, x (ceil(k_tiles / split) + overhead). A split is taken where 5% faster than
 whole, from 1 to 256 with 8 K tiles a slice or more. G is either one constant for every block, or
-per block: unit_outputs over the block's outputs, at most 2048 work-items
+per block: unit_outputs over the block's outputs, at most 2048 work-items over twice its work-items
 (blas::split_k_groups_per_unit).
 """
 from __future__ import annotations
@@ -63,7 +63,7 @@ def groups_per_unit(block: tuple, model: int | tuple[str, int]) -> int:
     """A constant count, or ("outputs", unit_outputs): blas::split_k_groups_per_unit's form."""
     if isinstance(model, int):
         return model
-    return max(1, min(model[1] // (block[0] * block[1]), UNIT_WORK_ITEMS // block[3]))
+    return max(1, min(model[1] // (block[0] * block[1]), UNIT_WORK_ITEMS // (2 * block[3])))
 
 
 def probe_cases(paths: list[Path]) -> list[tuple]:

@@ -30,7 +30,8 @@ double wave_fill(double groups, double units) { return groups / (std::ceil(group
 std::int64_t split_k_groups_per_unit(const gemm_rule_values& derived) {
   const std::int64_t outputs = std::max<std::int64_t>(derived.block_rows, 1) * std::max<std::int64_t>(derived.block_cols, 1);
   const std::int64_t by_outputs = split_k_unit_outputs / outputs;
-  const std::int64_t by_work_items = split_k_unit_work_items / std::max<std::int64_t>(derived.work_group_size, 1);
+  const std::int64_t by_work_items =
+      split_k_unit_work_items / (split_k_unit_holds * std::max<std::int64_t>(derived.work_group_size, 1));
   return std::max<std::int64_t>(std::min(by_outputs, by_work_items), 1);
 }
 
@@ -38,14 +39,14 @@ double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t
                           std::int64_t compute_units) {
   const double slices = double(std::max<std::int64_t>(split, 1));
   const double busy = double(std::max<std::int64_t>(groups_per_unit, 1));
-  // The busiest unit's work-groups, in batches of what it holds at once; a batch of fewer than
-  // split_k_busy_unit_fraction keeps it no less long than that many.
+  // The busiest unit's work-groups, in batches of what it holds at once; a last batch of fewer
+  // than split_k_unit_busy_from x G takes as long as that many.
   const double per_unit = std::ceil(double(std::max<std::int64_t>(tiles, 1)) * slices /
                                     double(std::max<std::int64_t>(compute_units, 1)));
-  const double held = split_k_unit_holds * busy, fewest = split_k_unit_busy_from * busy;
+  const double held = double(split_k_unit_holds) * busy, fewest = split_k_unit_busy_from * busy;
   const double full_batches = std::floor(per_unit / held), rest = per_unit - full_batches * held;
   const double batches = (full_batches * held + (rest > 0.0 ? std::max(rest, fewest) : 0.0)) / busy;
-  return batches * (std::ceil(double(std::max<std::int64_t>(k_tiles, 0)) / slices) + double(split_k_wave_overhead_k_tiles));
+  return batches * (std::ceil(double(std::max<std::int64_t>(k_tiles, 0)) / slices) + double(split_k_slice_overhead_k_tiles));
 }
 
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,

@@ -168,7 +168,8 @@ TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
         const std::int64_t groups_per_unit = blas::split_k_groups_per_unit(d);
         ASSERT_TRUE(groups_per_unit >= 1 && groups_per_unit * d.block_rows * d.block_cols <= std::max<std::int64_t>(
                                                                       blas::split_k_unit_outputs, d.block_rows * d.block_cols));
-        ASSERT_LE(groups_per_unit * d.work_group_size, std::max<std::int64_t>(blas::split_k_unit_work_items, d.work_group_size));
+        ASSERT_LE(blas::split_k_unit_holds * groups_per_unit * d.work_group_size,
+                  std::max<std::int64_t>(blas::split_k_unit_work_items, blas::split_k_unit_holds * d.work_group_size));
         const auto model = [&](std::int64_t s) { return blas::split_k_model_time(tiles, k_tiles, s, groups_per_unit, units); };
         const double whole = model(1);
         if (split > 1) {

@@ -258,12 +258,13 @@ inline constexpr int max_chosen_split_k = 256;
 /// busiest unit runs its share in batches of split_k_unit_holds x G at once, where G
 /// (split_k_groups_per_unit) is how many of the block keep a unit busy, and a batch of fewer than
 /// split_k_unit_busy_from x G takes as long as that many. Each work-group takes its slice's K
-/// tiles plus split_k_wave_overhead_k_tiles (the slice's start, its partial tile's store and its
+/// tiles plus split_k_slice_overhead_k_tiles (the slice's start, its partial tile's store and its
 /// share of the second kernel's sum); the model's time is the busiest unit's, in slices of one
 /// work-group run alone at full speed.
 ///
 /// G is split_k_unit_outputs over the block's outputs (one 128 x 128 block, two of 64 x 128, four
-/// of 64 x 64, eight of 64 x 32), at most split_k_unit_work_items over its work-items. One constant
+/// of 64 x 64, eight of 64 x 32), and the split_k_unit_holds x G work-groups a unit holds have at
+/// most split_k_unit_work_items work-items (the H200's limit a unit). One constant
 /// count for every block did not fit the probes: two a unit sent 128 x 128 blocks into a second
 /// batch (8 tiles at 167 x 393 x 2521: split 18, 144 work-groups, ran at 0.65x of split 16); one a
 /// unit left the narrow blocks' units idle (3000 x 100 x 2000 in 64 x 32 blocks: whole at 0.69x of
@@ -271,13 +272,13 @@ inline constexpr int max_chosen_split_k = 256;
 /// other: 377 tiles at 3586 x 1556 x 14929 ran 1.25x faster split 2 than whole.
 inline constexpr std::int64_t split_k_unit_outputs = 16384;
 inline constexpr std::int64_t split_k_unit_work_items = 2048;
-inline constexpr double split_k_unit_holds = 2.0;
+inline constexpr std::int64_t split_k_unit_holds = 2;
 inline constexpr double split_k_unit_busy_from = 1.5;
-inline constexpr std::int64_t split_k_wave_overhead_k_tiles = 12;
+inline constexpr std::int64_t split_k_slice_overhead_k_tiles = 12;
 
 /// The work-groups of a configuration with these derived values that keep a compute unit busy
-/// in the split model: split_k_unit_outputs over the block's outputs, at most
-/// split_k_unit_work_items over its work-items, at least 1.
+/// in the split model (G): split_k_unit_outputs over the block's outputs, at most
+/// split_k_unit_work_items over split_k_unit_holds times its work-items, at least 1.
 std::int64_t split_k_groups_per_unit(const gemm_rule_values& derived);
 
 /// A split is taken only where the model expects it this much faster than the whole call: a
@@ -293,7 +294,7 @@ inline constexpr std::int64_t min_split_k_slice_k_tiles = 8;
 /// keep busy (G), in K tiles of one work-group alone: with j = ceil(tiles x split /
 /// compute_units) work-groups on the busiest unit and H = split_k_unit_holds x G,
 /// (floor(j / H) x H + max(j mod H, split_k_unit_busy_from x G) where j mod H > 0) / G x
-/// (ceil(k_tiles / split) + split_k_wave_overhead_k_tiles).
+/// (ceil(k_tiles / split) + split_k_slice_overhead_k_tiles).
 double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t groups_per_unit,
                           std::int64_t compute_units);
 
