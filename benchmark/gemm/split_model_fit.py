@@ -9,7 +9,8 @@ A PROBE is a tune_* --json run whose configurations differ only in split_k (the 
 the default: benchmark/results/split_probe_h200_2026-11-29.json, six shapes of a few waves;
 split_probe_few_tiles_h200_2026-11-29.json, benchmark/gemm/split_probe/run.sh's twelve shapes;
 split_probe_narrow_h200_2026-11-29.json, run.sh narrow_set.json narrow_shapes.json: six blocks of
-64 and 128 work-items). Besides the probes, the pairs measured by the shape-suite runs of
+64 and 128 work-items; split_probe_tall_h200_2026-11-29.json, run.sh tall_set.json tall_shapes.json:
+the 128 x 32 block at counts up to 48). Besides the probes, the pairs measured by the shape-suite runs of
 2026-11-29 (one configuration at two counts, one machine each; benchmark/RESULTS.md, "Split-K
 chosen by a model of waves") are scored too.
 The models: waves, ceil(tiles x split / (G x units)) x (ceil(k_tiles / split) + overhead), or
@@ -131,7 +132,8 @@ def main() -> int:
     parser.add_argument("probes", nargs="*", type=Path,
                         default=[ROOT / "benchmark/results/split_probe_h200_2026-11-29.json",
                                  ROOT / "benchmark/results/split_probe_few_tiles_h200_2026-11-29.json",
-                                 ROOT / "benchmark/results/split_probe_narrow_h200_2026-11-29.json"])
+                                 ROOT / "benchmark/results/split_probe_narrow_h200_2026-11-29.json",
+                                 ROOT / "benchmark/results/split_probe_tall_h200_2026-11-29.json"])
     args = parser.parse_args()
     cases = probe_cases(args.probes) + SUITE_PAIRS
     print(f"{len(cases)} (shape, block) cases; per model: geometric mean and minimum of the pick's speed over the best")

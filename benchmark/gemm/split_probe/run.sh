@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The split-K probe, one call on the GPU machine (../shared/gpu/README.md):
-#   source .gpu/env.sh && benchmark/gemm/split_probe/run.sh [SET SHAPES]
+#   source .gpu/env.sh && benchmark/gemm/split_probe/run.sh [SET SHAPES]  (TESSERA_PROBE_SECONDS: tune_all's limit, 420)
 # tune_all built with SET alone (blocks at fixed split counts; set.json by default, or
 # narrow_set.json) times every count at every shape of SHAPES (shapes.json, or
 # narrow_shapes.json): $OUT/split-probe.json, which benchmark/gemm/split_model_fit.py reads.
@@ -15,7 +15,7 @@ cmake -S "$here/../../.." -B "$build" -DCMAKE_BUILD_TYPE=Release -DTUNING_TARGET
   -DCUDAToolkit_ROOT=/usr/local/cuda -DTUNING_CONFIG="$set_file" > "$out/split-probe-build.log" 2>&1 &&
   cmake --build "$build" -j"$(nproc)" --target tune_all >> "$out/split-probe-build.log" 2>&1 || { echo "build failed"; exit 1; }
 echo "build: $((SECONDS - start)) s"
-timeout 420 "$build/tools/auto_tuner/tune_all" --shapes "$shapes_file" --reps 3 --rounds 3 --finalists 1 \
+timeout "${TESSERA_PROBE_SECONDS:-420}" "$build/tools/auto_tuner/tune_all" --shapes "$shapes_file" --reps 3 --rounds 3 --finalists 1 \
   --json "$out/split-probe.json" > "$out/split-probe.log" 2>&1
 status=$?
 echo "tune_all: exit $status, $((SECONDS - start)) s"
