@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The split-K probe, one call on the GPU machine (../shared/gpu/README.md):
 #   source .gpu/env.sh && benchmark/gemm/split_probe/run.sh [SET SHAPES]  (TESSERA_PROBE_SECONDS: tune_all's limit, 420)
-# tune_all built with SET alone (blocks at fixed split counts; set.json by default, or
-# narrow_set.json) times every count at every shape of SHAPES (shapes.json, or
-# narrow_shapes.json): $OUT/split-probe.json, which benchmark/gemm/split_model_fit.py reads.
+# tune_all built with SET alone (blocks at fixed split counts; set.json by default,
+# narrow_set.json or tall_set.json) times every count at every shape of SHAPES (shapes.json,
+# narrow_shapes.json or tall_shapes.json): $OUT/split-probe.json, which
+# benchmark/gemm/split_model_fit.py reads.
 set -uo pipefail
 out=${OUT:?set OUT to the folder for the results}
 here=$(cd "$(dirname "$0")" && pwd)
