@@ -29,7 +29,10 @@ shapes, devices, and the problem-class entries written before the shape database
 (gen/database_tuning_set.py, no --budget; scripts/gpu-run.sh selection-matrix): each tuned shape
 they timed gets one entry of role "measured" per configuration timed there, with its GFLOP/s (its
 earlier measured entries replaced). The selection rule's measured step weighs them at untuned
-shapes; shapes of the runs that have no tuned entry are left out.
+shapes; shapes of the runs that have no tuned entry are left out, unless an --evidence file names
+them: shapes measured for evidence alone (configs/shapes/coverage.json), never tuned, that fill the
+space between the tuned ones. With --measured the positional runs may be left out: the file's
+tuned entries are then kept as they are and only measured entries are written.
 """
 from __future__ import annotations
 
@@ -65,10 +68,12 @@ def _entry_key(entry: dict) -> tuple:
     return key + ("measured", entry.get("configuration")) if entry.get("role") == "measured" else key
 
 
-def _add_measurements(entries: dict, measured_files: list[ResultsFile], notes: list[str]) -> None:
+def _add_measurements(entries: dict, measured_files: list[ResultsFile], notes: list[str],
+                      evidence: set[tuple] = frozenset()) -> None:
     """Replaces the measured entries of each tuned shape that the measured files timed: one per
     configuration timed there (verified), with its GFLOP/s. Shapes without a tuned entry are left
-    out: the measured rule weighs the evidence of tuned shapes alone."""
+    out (a held-out shape's timings must not become the rule's evidence), except those in evidence:
+    (m, n, k, batch, transposes) of shapes measured for evidence alone."""
     tuned = {key[:10] for key, e in entries.items() if e.get("shape") and e.get("role", "tuned") == "tuned"}
     replaced: set[tuple] = set()
     for results in measured_files:
@@ -79,7 +84,7 @@ def _add_measurements(entries: dict, measured_files: list[ResultsFile], notes: l
             if run.partial:
                 notes.append(f"{where}: measurements not used: the run was stopped before it was complete")
                 continue
-            if prefix not in tuned:
+            if prefix not in tuned and (run.m, run.n, run.k, run.batch, run.transposes) not in evidence:
                 continue  # an untuned shape of the matrix (held out): evidence for no tuned entry
             timed = run.timed_configurations()
             if not timed:
@@ -214,10 +219,12 @@ def _default_entry(runs: list[tuple[ResultsFile, Run]]) -> dict | None:
 
 
 def select(results_files: list[ResultsFile], target: str, existing: dict | None = None,
-           within: float = 0.03, measured_files: list[ResultsFile] | None = None) -> tuple[dict, list[str]]:
+           within: float = 0.03, measured_files: list[ResultsFile] | None = None,
+           evidence: set[tuple] = frozenset()) -> tuple[dict, list[str]]:
     """The new defaults document and, for each tuned shape (and each run not used), a line
     saying what was decided and why. measured_files: runs that timed the database's
-    configurations at tuned shapes (a tuner built with database_tuning_set.py's set, no budget)."""
+    configurations at tuned shapes (a tuner built with database_tuning_set.py's set, no budget),
+    and at the evidence shapes ((m, n, k, batch, transposes): measured, never tuned)."""
     notes: list[str] = []
     groups: dict[tuple, list[tuple[ResultsFile, Run]]] = {}
     for results in results_files:
@@ -249,14 +256,18 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
         for configuration in fractions:
             counts[configuration] = counts.get(configuration, 0) + 1
 
-    entries = {_entry_key(e): e for e in (existing or {}).get("entries", [])}
+    entries: dict[tuple, dict] = {}
+    for e in (existing or {}).get("entries", []):
+        key = _entry_key(e)
+        # A tuned shape's second entry (its runner-up) shares the first one's key: keep both, in order.
+        entries[key + ("runner-up",) if key in entries else key] = e
     for key in sorted(groups):
         runs = groups[key]
         device, _, precision, transposes = key[:4]
         results, first_run = runs[0]
         what = f"{device} {transposes} {first_run.size()}" + (f" {precision}" if precision != "fp32" else "")
         shape_prefix = _table_key(results, first_run)
-        old = [e for entry_key, e in entries.items() if entry_key == shape_prefix]
+        old = [e for entry_key, e in entries.items() if entry_key in (shape_prefix, shape_prefix + ("runner-up",))]
         fractions = qualified[key]
         if not fractions:
             reasons = "; ".join(f"{run.size()}: {run.decision.reason}" for _, run in runs if run.decision.verdict != "best")
@@ -278,7 +289,7 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
         written = [_entry(shared, f"serves {counts[shared]} tuned shape(s), {fractions[shared]:.3f} of this one's best", runs)]
         if fastest != shared:
             written.append(_entry(fastest, "runner-up: this shape's fastest", runs))
-        for entry_key in [entry_key for entry_key in entries if entry_key == shape_prefix]:
+        for entry_key in [entry_key for entry_key in entries if entry_key in (shape_prefix, shape_prefix + ("runner-up",))]:
             del entries[entry_key]
         # Entries of one shape share a key: the list keeps their order (the shared one first).
         entries[shape_prefix] = written[0]
@@ -292,12 +303,36 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
                          + (f" in place of {', '.join(previous)}" if previous else "")
                          + f": it beat the default ({written[0]['origin']})")
     if measured_files:
-        _add_measurements(entries, measured_files, notes)
+        _add_measurements(entries, measured_files, notes, evidence)
     sources = sorted({*((existing or {}).get("sources", [])),
                       *(r.path.name for r in [*results_files, *(measured_files or [])])})
     document = {"target": target, "generated_by": "gen/select_defaults.py", "sources": sources,
                 "entries": [entries[k] for k in sorted(entries, key=lambda k: tuple(str(x) for x in k))]}
     return document, notes
+
+
+def read_evidence_shapes(path: Path) -> set[tuple]:
+    """(m, n, k, batch, transposes) of each shape of a shape file (configs/shapes/'s form)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ResultsError(f"{path}: the evidence shape file cannot be read: {e}") from None
+    shapes = document.get("shapes") if isinstance(document, dict) else None
+    if not isinstance(shapes, list) or not shapes:
+        raise ResultsError(f"{path}: $.shapes: expected a list of shapes (is this a shape file?)")
+    keys: set[tuple] = set()
+    for i, shape in enumerate(shapes):
+        where = f"{path}: $.shapes[{i}]"
+        if not isinstance(shape, dict):
+            raise ResultsError(f"{where}: expected an object")
+        sizes = [shape.get(name, 1 if name == "batch" else None) for name in ("m", "n", "k", "batch")]
+        if not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in sizes):
+            raise ResultsError(f"{where}: m, n, k (and batch): expected positive integers")
+        transposes = shape.get("transposes", "nn")
+        if transposes not in ("nn", "nt", "tn", "tt"):
+            raise ResultsError(f"{where}.transposes: expected nn, nt, tn or tt, got {transposes!r}")
+        keys.add((*sizes, transposes))
+    return keys
 
 
 def _read_existing(path: Path) -> dict | None:
@@ -316,12 +351,16 @@ def _read_existing(path: Path) -> dict | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("results", type=Path, nargs="+", help="JSON written by tune_* --json")
+    parser.add_argument("results", type=Path, nargs="*",
+                        help="JSON written by tune_* --json (may be left out with --measured: measured entries only)")
     parser.add_argument("--target", required=True, help="name of the defaults file, e.g. nvidia_gpu")
     parser.add_argument("--output_dir", type=Path, default=Path(__file__).resolve().parent.parent / "configs" / "defaults")
     parser.add_argument("--measured", type=Path, nargs="+", default=[],
                         help="tune_* --json runs of the database's configurations alone (gen/database_tuning_set.py): "
                              "each tuned shape they timed gets its measured entries, the selection rule's evidence")
+    parser.add_argument("--evidence", type=Path, nargs="+", default=[],
+                        help="shape files (configs/shapes/coverage.json) whose shapes take --measured entries though "
+                             "no entry was tuned there: evidence measured between the tuned shapes, never held-out ones")
     parser.add_argument("--within", type=float, default=0.03,
                         help="how far below a shape's best a configuration may be and still be written (0.03: 3%%)")
     args = parser.parse_args(argv)
@@ -329,7 +368,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"select_defaults: error: --target {args.target!r}: a plain file name is expected", file=sys.stderr)
         return 1
     out = args.output_dir / f"{args.target}.json"
+    if not args.results and not args.measured:
+        print("select_defaults: error: no runs: give tune_* --json results, or --measured runs", file=sys.stderr)
+        return 1
+    if args.evidence and not args.measured:
+        print("select_defaults: error: --evidence names shapes for --measured runs, and none were given",
+              file=sys.stderr)
+        return 1
     try:
+        evidence: set[tuple] = set()
+        for path in args.evidence:
+            evidence |= read_evidence_shapes(path)
         loaded = [load_results(p) for p in args.results]
         measured = [load_results(p) for p in args.measured]
         for results in loaded + measured:
@@ -339,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
         existing = _read_existing(out)
         if not 0.0 <= args.within < 1.0:
             raise ResultsError(f"--within {args.within}: expected a fraction from 0 to below 1")
-        document, notes = select(loaded, args.target, existing, args.within, measured)
+        document, notes = select(loaded, args.target, existing, args.within, measured, evidence)
         for i, entry in enumerate(document["entries"]):
             check_entry(entry, f"{out}: $.entries[{i}]")
     except (ResultsError, DefaultsError) as e:
@@ -347,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for note in notes:
         print(f"select_defaults: {note}")
-    if not any(run.ranked_configs() for results in loaded for run in results.runs):
+    if not any(run.ranked_configs() for results in loaded + measured for run in results.runs):
         print("select_defaults: error: no verified configuration in the results", file=sys.stderr)
         return 1
     if existing is not None and document["entries"] == existing.get("entries"):

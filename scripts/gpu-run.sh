@@ -59,6 +59,11 @@
 #                     after shapes-tune on the same machine, also its database with these timings
 #                     as measured entries (select_defaults.py --measured): nvidia_gpu.json, the one
 #                     to commit
+#   coverage-matrix   tune_all rebuilt with the shipped database's configurations alone, measuring each at
+#                     every shape of configs/shapes/coverage.json (shapes drawn for evidence, never
+#                     tuned, none held out; TESSERA_MATRIX_SECONDS, default 430, stops it), then
+#                     select_defaults.py --measured --evidence: the shipped database with those
+#                     timings as measured entries: coverage-matrix.json and nvidia_gpu.json (to commit)
 #   launch            bench_launch_overhead, three repetitions: a launch's host cost through the runtime and
 #                     each front door (GEMM unsplit and split along K), and the OpenCL call alone with and
 #                     without an event, on the profiling queue and on one without: launch.json
@@ -363,6 +368,29 @@ step_selection-matrix() {
   if [ $status -eq 0 ] && [ "$database" = "$shapes_database" ] && [ -f "$build/shapes/shapes-tune.json" ]; then
     python3 gen/select_defaults.py "$build/shapes/shapes-tune.json" --measured "$out/selection-matrix.json" \
       --target nvidia_gpu --output_dir "$build/shapes" > /dev/null && cp "$shapes_database" "$out/nvidia_gpu.json" || status=1
+  fi
+  return $status
+}
+
+# The measured rule's evidence between the tuned shapes: the shipped database's configurations timed
+# at the coverage shapes, merged into a copy of the shipped database as measured entries (its tuned
+# entries untouched). A shape the timeout cut short is left out (partial), the others are used.
+step_coverage-matrix() {
+  local set=$build/coverage-matrix-set.json merged=$build/coverage-database status=0
+  configure && python3 gen/database_tuning_set.py configs/defaults/nvidia_gpu.json --output "$set" || return 1
+  cmake -S . -B "$build" -DTUNING_CONFIG="$set" > /dev/null && cmake --build "$build" -j"$jobs" --target tune_all || status=1
+  if [ $status -eq 0 ]; then
+    local start=$SECONDS
+    timeout -s TERM "${TESSERA_MATRIX_SECONDS:-430}" "$build/tools/auto_tuner/tune_all" \
+      --shapes configs/shapes/coverage.json --reps 3 --rounds 3 --finalists 1 \
+      --json "$out/coverage-matrix.json" || status=1
+    echo "tune_all over the database's configurations at the coverage shapes: $((SECONDS - start)) s"
+  fi
+  cmake -S . -B "$build" -DTUNING_CONFIG= > /dev/null
+  if [ -f "$out/coverage-matrix.json" ]; then
+    rm -rf "$merged" && mkdir -p "$merged" && cp configs/defaults/nvidia_gpu.json "$merged/" &&
+      python3 gen/select_defaults.py --measured "$out/coverage-matrix.json" --evidence configs/shapes/coverage.json \
+        --target nvidia_gpu --output_dir "$merged" | tail -3 && cp "$merged/nvidia_gpu.json" "$out/nvidia_gpu.json" || status=1
   fi
   return $status
 }

@@ -165,6 +165,29 @@ def test_a_configuration_that_serves_many_shapes_comes_first(tmp_path):
     assert "runner-up" in entries(tmp_path)[2]["origin"]
 
 
+def test_a_shapes_two_entries_survive_another_selection_and_go_together(tmp_path):
+    # The file has 8192's two entries (X shared, Y its runner-up). Selecting another shape keeps
+    # both, in order; selecting 8192 again with one winner leaves no stale runner-up behind.
+    at_4096 = run({X: 1000.0, Y: 900.0}, 500.0,
+                  [finalist(X, "config", 1.0e-3, 1e-6), finalist(Y, "config", 1.1e-3, 1e-6),
+                   finalist(DEFAULT, "default", 2.0e-3, 1e-6)], "best", X)
+    at_8192 = run({X: 1180.0, Y: 1200.0}, 500.0,
+                  [finalist(Y, "config", 1.0e-3, 1e-6), finalist(X, "config", 1.02e-3, 1e-6),
+                   finalist(DEFAULT, "default", 2.0e-3, 1e-6)], "best", Y, size=8192)
+    assert select(tmp_path, write_results(tmp_path, [at_4096, at_8192])) == 0
+    assert select(tmp_path, write_results(tmp_path, [a_win(size=2048)], name="other.json")) == 0
+    written = [(e["shape"]["m"], e["configuration"]) for e in entries(tmp_path)]
+    assert written == [(2048, X), (4096, X), (8192, X), (8192, Y)]
+    matrix = write_results(tmp_path, [a_matrix_run(8192, {X: 1100.0})], name="matrix.json")
+    assert select_defaults.main(["--measured", str(matrix), "--target", "nvidia_gpu",
+                                 "--output_dir", str(tmp_path / "d")]) == 0
+    tuned = [(e["shape"]["m"], e["configuration"]) for e in entries(tmp_path) if e.get("role", "tuned") == "tuned"]
+    assert tuned == written
+    assert select(tmp_path, write_results(tmp_path, [a_win(size=8192)], name="again.json")) == 0
+    tuned = [(e["shape"]["m"], e["configuration"]) for e in entries(tmp_path) if e.get("role", "tuned") == "tuned"]
+    assert tuned == [(2048, X), (4096, X), (8192, X)]
+
+
 def test_a_configuration_beyond_the_margin_is_not_written(tmp_path):
     # Y beats the default but is 10% behind X: only X is written (--within 3%).
     at_4096 = run({X: 1000.0, Y: 900.0}, 500.0,
@@ -368,6 +391,50 @@ def test_measured_runs_give_each_tuned_shape_one_entry_per_configuration_timed(t
                                  "--output_dir", str(tmp_path / "d")]) == 0
     measured = [e for e in entries(tmp_path) if e.get("role") == "measured"]
     assert {e["configuration"]: e["gflops"] for e in measured} == {X: 970.0, DEFAULT: 100.0}
+
+
+def test_evidence_shapes_take_measured_entries_without_a_tuned_one(tmp_path, capsys):
+    sweep = write_results(tmp_path, [a_win()])
+    assert select_defaults.main([str(sweep), "--target", "nvidia_gpu", "--output_dir", str(tmp_path / "d")]) == 0
+    tuned_before = [e for e in entries(tmp_path) if e.get("role", "tuned") == "tuned"]
+    evidence = tmp_path / "coverage.json"
+    evidence.write_text(json.dumps({"shapes": [{"m": 1000, "n": 1000, "k": 1000, "transposes": "nn"},
+                                               {"m": 1000, "n": 1000, "k": 1000, "batch": 1, "transposes": "tt"}]}))
+    # 1000^3 nn is evidence; 2000^3 nn (held out) and 1000^3 nt are not, though the matrix timed them.
+    matrix = write_results(tmp_path, [a_matrix_run(1000, {X: 700.0, Y: 650.0}), a_matrix_run(2000, {X: 800.0}),
+                                      a_matrix_run(1000, {X: 600.0}, transposes="nt")], name="matrix.json")
+    # Measured entries alone: no tune_* runs, so every tuned entry stays as it was.
+    assert select_defaults.main(["--measured", str(matrix), "--evidence", str(evidence), "--target", "nvidia_gpu",
+                                 "--output_dir", str(tmp_path / "d")]) == 0
+    written = entries(tmp_path)
+    assert [e for e in written if e.get("role", "tuned") == "tuned"] == tuned_before
+    measured = [e for e in written if e.get("role") == "measured"]
+    assert {(e["configuration"], e["gflops"]) for e in measured} == {(X, 700.0), (Y, 650.0), (DEFAULT, 100.0)}
+    assert all(e["shape"] == {"m": 1000, "n": 1000, "k": 1000, "batch": 1} and e["transposes"] == "nn"
+               for e in measured)
+    assert "matrix.json nn 1000x1000x1000: 3 configurations measured" in capsys.readouterr().out
+
+
+def test_evidence_and_runs_are_checked(tmp_path, capsys):
+    out = ["--target", "nvidia_gpu", "--output_dir", str(tmp_path / "d")]
+    assert select_defaults.main(out) == 1
+    assert "no runs: give tune_* --json results, or --measured runs" in capsys.readouterr().err
+    sweep = write_results(tmp_path, [a_win()])
+    evidence = tmp_path / "coverage.json"
+    evidence.write_text(json.dumps({"shapes": [{"m": 10, "n": 10, "k": 10}]}))
+    assert select_defaults.main([str(sweep), "--evidence", str(evidence), *out]) == 1
+    assert "--evidence names shapes for --measured runs, and none were given" in capsys.readouterr().err
+    matrix = write_results(tmp_path, [a_matrix_run(4096, {X: 950.0})], name="matrix.json")
+    for text, message in (("{", "the evidence shape file cannot be read"),
+                          ('{"runs": []}', "$.shapes: expected a list of shapes"),
+                          ('{"shapes": [{"m": 10, "n": 0, "k": 10}]}', "$.shapes[0]: m, n, k (and batch): expected"),
+                          ('{"shapes": [{"m": 10, "n": 10, "k": 10, "transposes": "nx"}]}',
+                           "$.shapes[0].transposes: expected nn, nt, tn or tt, got 'nx'")):
+        evidence.write_text(text)
+        assert select_defaults.main(["--measured", str(matrix), "--evidence", str(evidence), *out]) == 1
+        err = capsys.readouterr().err
+        assert str(evidence) in err and message in err, err
+    assert not (tmp_path / "d" / "nvidia_gpu.json").exists()
 
 
 def test_a_stopped_measured_run_is_not_used(tmp_path, capsys):

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Draws GEMM shapes at random, as the untuned shape files were drawn: m and n log-uniform in
+16..8192 and k in 16..16384, or (one in five) a batch of 8..4096 products of sizes 8..256;
+transposes uniform; only shapes of 2e7 to 2e11 flops are kept. Writes a shape file in
+configs/shapes/'s form.
+
+  python3 gen/draw_shapes.py --seed S --count N --description TEXT --output FILE
+
+The same seed draws the same shapes (Python's random.Random). Use a seed no other shape file used:
+a file drawn for evidence (configs/shapes/coverage.json) must share no shape with the held-out ones.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+MIN_FLOPS, MAX_FLOPS = 2e7, 2e11
+
+
+def log_uniform(rng: random.Random, low: int, high: int) -> int:
+    return int(round(math.exp(rng.uniform(math.log(low), math.log(high)))))
+
+
+def draw(seed: int, count: int) -> list[dict]:
+    rng = random.Random(seed)
+    shapes: list[dict] = []
+    while len(shapes) < count:
+        if rng.random() < 0.2:
+            m, n, k = (log_uniform(rng, 8, 256) for _ in range(3))
+            batch = log_uniform(rng, 8, 4096)
+        else:
+            m, n, k, batch = log_uniform(rng, 16, 8192), log_uniform(rng, 16, 8192), log_uniform(rng, 16, 16384), 1
+        transposes = rng.choice(["nn", "nt", "tn", "tt"])
+        if not MIN_FLOPS <= 2.0 * m * n * k * batch <= MAX_FLOPS:
+            continue
+        shape = {"m": m, "n": n, "k": k, "batch": batch, "transposes": transposes}
+        if shape not in shapes:
+            shapes.append(shape)
+    return shapes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--count", type=int, required=True)
+    parser.add_argument("--description", required=True, help="the file's description (say what it is for)")
+    parser.add_argument("--output", type=Path, required=True)
+    args = parser.parse_args(argv)
+    if args.count <= 0:
+        print(f"draw_shapes: error: --count {args.count}: expected a positive number", file=sys.stderr)
+        return 1
+    document = {"description": args.description, "shapes": draw(args.seed, args.count)}
+    args.output.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""draw_shapes.py, and the evidence shape file it drew."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import draw_shapes
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def key(shape: dict) -> tuple:
+    return shape["m"], shape["n"], shape["k"], shape.get("batch", 1), shape.get("transposes", "nn")
+
+
+def test_a_seed_draws_the_same_shapes_within_the_bounds():
+    shapes = draw_shapes.draw(7, 200)
+    assert shapes == draw_shapes.draw(7, 200) and shapes != draw_shapes.draw(8, 200)
+    assert len({key(s) for s in shapes}) == 200
+    for s in shapes:
+        assert draw_shapes.MIN_FLOPS <= 2.0 * s["m"] * s["n"] * s["k"] * s["batch"] <= draw_shapes.MAX_FLOPS
+        assert s["transposes"] in ("nn", "nt", "tn", "tt")
+        if s["batch"] == 1:
+            assert 16 <= s["m"] <= 8192 and 16 <= s["n"] <= 8192 and 16 <= s["k"] <= 16384
+        else:
+            assert all(8 <= x <= 256 for x in (s["m"], s["n"], s["k"])) and 8 <= s["batch"] <= 4096
+    # Both kinds are drawn.
+    assert any(s["batch"] > 1 for s in shapes) and any(s["batch"] == 1 for s in shapes)
+
+
+def test_the_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one():
+    coverage = json.loads((ROOT / "configs/shapes/coverage.json").read_text())
+    assert coverage["shapes"] == draw_shapes.draw(20261130, 64)
+    held_out = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untuned_random.json",
+                ROOT / "benchmark/gemm/untuned_check_shapes.json", ROOT / "benchmark/gemm/fresh_check_shapes.json"]
+    for path in held_out:
+        assert not {key(s) for s in coverage["shapes"]} & {key(s) for s in json.loads(path.read_text())["shapes"]}
+
+
+def test_a_count_below_one_is_refused(tmp_path, capsys):
+    assert draw_shapes.main(["--seed", "1", "--count", "0", "--description", "x",
+                             "--output", str(tmp_path / "s.json")]) == 1
+    assert "--count 0: expected a positive number" in capsys.readouterr().err
+    assert draw_shapes.main(["--seed", "1", "--count", "3", "--description", "three",
+                             "--output", str(tmp_path / "s.json")]) == 0
+    written = json.loads((tmp_path / "s.json").read_text())
+    assert written == {"description": "three", "shapes": draw_shapes.draw(1, 3)}
