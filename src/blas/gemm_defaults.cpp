@@ -139,7 +139,18 @@ double tuned_shape_fill_score(const gemm_params& params, int element_bytes, cons
 double measured_shape_score(const gemm_params& params, int element_bytes, double fraction_of_best,
                             const gemm_problem_shape& call, const gemm_problem_shape& measured,
                             std::int64_t compute_units) {
-  return fraction_of_best * device_fill(params, element_bytes, call, compute_units) /
+  // A configuration measured with a split runs at another shape with the split chosen there
+  // (split_for_the_call). Where that is whole, its measured split must not count at the call: its
+  // slices would fill waves the call never launches (a split of 3 measured at 2048^3 TN made a
+  // 128 x 64 block look a full device at 1800^3, where it runs whole at 0.59x cuBLAS).
+  gemm_params at_call = params;
+  if (params.family == gemm_family::local && params.split_k > 1 && !(call == measured)) {
+    gemm_params chosen_there = params;
+    chosen_there.split_k = 0;
+    if (chosen_split_k(chosen_there, element_bytes, call.m, call.n, call.k, call.batch, compute_units) == 1)
+      at_call.split_k = 1;
+  }
+  return fraction_of_best * device_fill(at_call, element_bytes, call, compute_units) /
          device_fill(params, element_bytes, measured, compute_units);
 }
 

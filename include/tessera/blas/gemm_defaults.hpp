@@ -16,6 +16,9 @@
 // A tuned shape may also carry measurements: every configuration of the database timed at that
 // shape (entries of role measured, written by select_defaults.py --measured from a run of the
 // tuner built with the database's configurations alone, scripts/gpu-run.sh selection-matrix).
+// So may shapes measured for evidence alone, never tuned (configs/shapes/coverage.json,
+// select_defaults.py --evidence, scripts/gpu-run.sh coverage-matrix): the measured rule weighs
+// them as it weighs the tuned shapes' measurements.
 // The lookup walks the levels name, architecture, vendor, type, any, as CLBlast's database
 // does. At each level:
 //   1. among the tuned shapes that match, fit the device, are of the call's element type and
@@ -112,7 +115,9 @@ inline constexpr double measured_rule_scale = 1.0;
 
 /// What a configuration measured at a tuned shape says of it at a call: its speed there as a
 /// fraction of the fastest configuration measured there, times device_fill at the call over
-/// device_fill there (what its tiles gain or lose at the call). The measured rule takes the
+/// device_fill there (what its tiles gain or lose at the call). At the call its measured split
+/// counts only where the call splits too: where chosen_split_k runs the call whole, its fill
+/// there is the whole configuration's. The measured rule takes the
 /// configuration with the largest weighted mean of the logarithm of this over the nearest
 /// measured shapes where it was measured (weights exp(-distance / measured_rule_scale)). Chosen
 /// on the H200's matrix of every database configuration timed at 74 shapes (gen/selection_replay.py
