@@ -149,16 +149,20 @@ def test_the_better_of_two_runs_is_kept(tmp_path):
     assert json.loads((tmp_path / "d" / "nvidia_gpu.json").read_text())["sources"] == ["a.json", "b.json"]
 
 
-def test_a_configuration_that_serves_many_shapes_comes_first(tmp_path):
-    # X leads at 4096 and is within 2% at 8192; Y wins 8192 only. Both beat the default. At 8192
-    # X, which serves both tuned shapes, is written first and Y, the shape's fastest, after it.
+def x_at_both_y_at_8192() -> list[dict]:
+    """X leads at 4096 and is within 2% at 8192; Y wins 8192 only. Both beat the default."""
     at_4096 = run({X: 1000.0, Y: 900.0}, 500.0,
                   [finalist(X, "config", 1.0e-3, 1e-6), finalist(Y, "config", 1.1e-3, 1e-6),
                    finalist(DEFAULT, "default", 2.0e-3, 1e-6)], "best", X)
     at_8192 = run({X: 1180.0, Y: 1200.0}, 500.0,
                   [finalist(Y, "config", 1.0e-3, 1e-6), finalist(X, "config", 1.02e-3, 1e-6),
                    finalist(DEFAULT, "default", 2.0e-3, 1e-6)], "best", Y, size=8192)
-    assert select(tmp_path, write_results(tmp_path, [at_4096, at_8192])) == 0
+    return [at_4096, at_8192]
+
+
+def test_a_configuration_that_serves_many_shapes_comes_first(tmp_path):
+    # At 8192 X, which serves both tuned shapes, is written first and Y, the shape's fastest, after it.
+    assert select(tmp_path, write_results(tmp_path, x_at_both_y_at_8192())) == 0
     written = [(e["shape"]["m"], e["configuration"]) for e in entries(tmp_path)]
     assert written == [(4096, X), (8192, X), (8192, Y)]
     assert "serves 2 tuned shape(s)" in entries(tmp_path)[1]["origin"]
@@ -168,13 +172,7 @@ def test_a_configuration_that_serves_many_shapes_comes_first(tmp_path):
 def test_a_shapes_two_entries_survive_another_selection_and_go_together(tmp_path):
     # The file has 8192's two entries (X shared, Y its runner-up). Selecting another shape keeps
     # both, in order; selecting 8192 again with one winner leaves no stale runner-up behind.
-    at_4096 = run({X: 1000.0, Y: 900.0}, 500.0,
-                  [finalist(X, "config", 1.0e-3, 1e-6), finalist(Y, "config", 1.1e-3, 1e-6),
-                   finalist(DEFAULT, "default", 2.0e-3, 1e-6)], "best", X)
-    at_8192 = run({X: 1180.0, Y: 1200.0}, 500.0,
-                  [finalist(Y, "config", 1.0e-3, 1e-6), finalist(X, "config", 1.02e-3, 1e-6),
-                   finalist(DEFAULT, "default", 2.0e-3, 1e-6)], "best", Y, size=8192)
-    assert select(tmp_path, write_results(tmp_path, [at_4096, at_8192])) == 0
+    assert select(tmp_path, write_results(tmp_path, x_at_both_y_at_8192())) == 0
     assert select(tmp_path, write_results(tmp_path, [a_win(size=2048)], name="other.json")) == 0
     written = [(e["shape"]["m"], e["configuration"]) for e in entries(tmp_path)]
     assert written == [(2048, X), (4096, X), (8192, X), (8192, Y)]
