@@ -68,6 +68,11 @@ def _entry_key(entry: dict) -> tuple:
     return key + ("measured", entry.get("configuration")) if entry.get("role") == "measured" else key
 
 
+def _runner_up_key(key: tuple) -> tuple:
+    """The key of a tuned shape's second entry (its runner-up), which shares the first one's _entry_key."""
+    return key + ("runner-up",)
+
+
 def _add_measurements(entries: dict, measured_files: list[ResultsFile], notes: list[str],
                       evidence: set[tuple] = frozenset()) -> None:
     """Replaces the measured entries of each tuned shape that the measured files timed: one per
@@ -260,14 +265,15 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
     for e in (existing or {}).get("entries", []):
         key = _entry_key(e)
         # A tuned shape's second entry (its runner-up) shares the first one's key: keep both, in order.
-        entries[key + ("runner-up",) if key in entries else key] = e
+        entries[_runner_up_key(key) if key in entries else key] = e
     for key in sorted(groups):
         runs = groups[key]
         device, _, precision, transposes = key[:4]
         results, first_run = runs[0]
         what = f"{device} {transposes} {first_run.size()}" + (f" {precision}" if precision != "fp32" else "")
         shape_prefix = _table_key(results, first_run)
-        old = [e for entry_key, e in entries.items() if entry_key in (shape_prefix, shape_prefix + ("runner-up",))]
+        shape_keys = (shape_prefix, _runner_up_key(shape_prefix))
+        old = [e for entry_key, e in entries.items() if entry_key in shape_keys]
         fractions = qualified[key]
         if not fractions:
             reasons = "; ".join(f"{run.size()}: {run.decision.reason}" for _, run in runs if run.decision.verdict != "best")
@@ -289,12 +295,12 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
         written = [_entry(shared, f"serves {counts[shared]} tuned shape(s), {fractions[shared]:.3f} of this one's best", runs)]
         if fastest != shared:
             written.append(_entry(fastest, "runner-up: this shape's fastest", runs))
-        for entry_key in [entry_key for entry_key in entries if entry_key in (shape_prefix, shape_prefix + ("runner-up",))]:
+        for entry_key in [entry_key for entry_key in entries if entry_key in shape_keys]:
             del entries[entry_key]
         # Entries of one shape share a key: the list keeps their order (the shared one first).
         entries[shape_prefix] = written[0]
         if len(written) > 1:
-            entries[shape_prefix + ("runner-up",)] = written[1]
+            entries[_runner_up_key(shape_prefix)] = written[1]
         previous = [e["configuration"] for e in old]
         if previous == [e["configuration"] for e in written][:len(previous)] and previous:
             notes.append(f"{what}: kept {shared}: it beat the default again ({written[0]['origin']})")

@@ -345,25 +345,34 @@ step_shapes-bench() {
   return $status
 }
 
-# Every configuration of the database (the shapes-tune one of this machine when there is one, else
-# the shipped one) measured at every shape, tuned and untuned: the matrix on which
-# gen/selection_replay.py --matrix scores the selection rule at shapes it did not see. The
-# build's tuner is built again with the database's configurations alone, and configured back after.
-step_selection-matrix() {
-  local database=$shapes_database set=$build/selection-matrix-set.json status=0
-  [ -f "$database" ] && [ -z "${TESSERA_SHAPES_SHIPPED:-}" ] || database=configs/defaults/nvidia_gpu.json
-  echo "database: $database"
+# time_database_set DATABASE JSON SECONDS SUITE...: the build's tuner rebuilt with DATABASE's
+# configurations alone times each at every shape of the suites (no budget) into JSON, stopped after
+# SECONDS (TESSERA_MATRIX_SECONDS overrides it); the build is configured back after. Fails where the
+# build or tune_all does (a stopped run still leaves its JSON, its cut shapes marked partial).
+time_database_set() {
+  local database=$1 json=$2 seconds=$3 set=$build/database-set.json status=0
+  shift 3
   configure && python3 gen/database_tuning_set.py "$database" --output "$set" || return 1
   cmake -S . -B "$build" -DTUNING_CONFIG="$set" > /dev/null && cmake --build "$build" -j"$jobs" --target tune_all || status=1
   if [ $status -eq 0 ]; then
     local start=$SECONDS
-    timeout -s TERM "${TESSERA_MATRIX_SECONDS:-460}" "$build/tools/auto_tuner/tune_all" \
-      --shapes "${untuned_suites[@]}" "${shape_suites[@]}" --reps 3 --rounds 3 --finalists 1 \
-      --json "$out/selection-matrix.json" || status=1
+    timeout -s TERM "${TESSERA_MATRIX_SECONDS:-$seconds}" "$build/tools/auto_tuner/tune_all" \
+      --shapes "$@" --reps 3 --rounds 3 --finalists 1 --json "$json" || status=1
     echo "tune_all over the database's configurations: $((SECONDS - start)) s"
   fi
-  cp "$database" "$out/selection-matrix-database.json"
   cmake -S . -B "$build" -DTUNING_CONFIG= > /dev/null
+  return $status
+}
+
+# Every configuration of the database (the shapes-tune one of this machine when there is one, else
+# the shipped one) measured at every shape, tuned and untuned: the matrix on which
+# gen/selection_replay.py --matrix scores the selection rule at shapes it did not see.
+step_selection-matrix() {
+  local database=$shapes_database status=0
+  [ -f "$database" ] && [ -z "${TESSERA_SHAPES_SHIPPED:-}" ] || database=configs/defaults/nvidia_gpu.json
+  echo "database: $database"
+  time_database_set "$database" "$out/selection-matrix.json" 460 "${untuned_suites[@]}" "${shape_suites[@]}" || status=1
+  cp "$database" "$out/selection-matrix-database.json"
   # After shapes-tune on this machine: its database with the timings as measured entries.
   if [ $status -eq 0 ] && [ "$database" = "$shapes_database" ] && [ -f "$build/shapes/shapes-tune.json" ]; then
     python3 gen/select_defaults.py "$build/shapes/shapes-tune.json" --measured "$out/selection-matrix.json" \
@@ -376,17 +385,9 @@ step_selection-matrix() {
 # at the coverage shapes, merged into a copy of the shipped database as measured entries (its tuned
 # entries untouched). A shape the timeout cut short is left out (partial), the others are used.
 step_coverage-matrix() {
-  local set=$build/coverage-matrix-set.json merged=$build/coverage-database status=0
-  configure && python3 gen/database_tuning_set.py configs/defaults/nvidia_gpu.json --output "$set" || return 1
-  cmake -S . -B "$build" -DTUNING_CONFIG="$set" > /dev/null && cmake --build "$build" -j"$jobs" --target tune_all || status=1
-  if [ $status -eq 0 ]; then
-    local start=$SECONDS
-    timeout -s TERM "${TESSERA_MATRIX_SECONDS:-430}" "$build/tools/auto_tuner/tune_all" \
-      --shapes configs/shapes/coverage.json --reps 3 --rounds 3 --finalists 1 \
-      --json "$out/coverage-matrix.json" || status=1
-    echo "tune_all over the database's configurations at the coverage shapes: $((SECONDS - start)) s"
-  fi
-  cmake -S . -B "$build" -DTUNING_CONFIG= > /dev/null
+  local merged=$build/coverage-database status=0
+  time_database_set configs/defaults/nvidia_gpu.json "$out/coverage-matrix.json" 430 configs/shapes/coverage.json ||
+    status=1
   if [ -f "$out/coverage-matrix.json" ]; then
     rm -rf "$merged" && mkdir -p "$merged" && cp configs/defaults/nvidia_gpu.json "$merged/" &&
       python3 gen/select_defaults.py --measured "$out/coverage-matrix.json" --evidence configs/shapes/coverage.json \

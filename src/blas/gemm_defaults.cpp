@@ -136,6 +136,17 @@ double tuned_shape_fill_score(const gemm_params& params, int element_bytes, cons
   return device_fill(params, element_bytes, call, compute_units) / there * std::exp(-0.2 * shape_distance(call, tuned));
 }
 
+namespace {
+
+// The split a configuration taken from another shape runs with at a call: chosen for the call's
+// shape (chosen_split_k), whatever split it was tuned or measured with there.
+int split_chosen_at(gemm_params params, int element_bytes, const gemm_problem_shape& call, std::int64_t compute_units) {
+  params.split_k = 0;
+  return chosen_split_k(params, element_bytes, call.m, call.n, call.k, call.batch, compute_units);
+}
+
+}  // namespace
+
 double measured_shape_score(const gemm_params& params, int element_bytes, double fraction_of_best,
                             const gemm_problem_shape& call, const gemm_problem_shape& measured,
                             std::int64_t compute_units) {
@@ -144,12 +155,9 @@ double measured_shape_score(const gemm_params& params, int element_bytes, double
   // slices would fill waves the call never launches (a split of 3 measured at 2048^3 TN made a
   // 128 x 64 block look a full device at 1800^3, where it runs whole at 0.59x cuBLAS).
   gemm_params at_call = params;
-  if (params.family == gemm_family::local && params.split_k > 1 && !(call == measured)) {
-    gemm_params chosen_there = params;
-    chosen_there.split_k = 0;
-    if (chosen_split_k(chosen_there, element_bytes, call.m, call.n, call.k, call.batch, compute_units) == 1)
-      at_call.split_k = 1;
-  }
+  if (params.family == gemm_family::local && params.split_k > 1 && !(call == measured) &&
+      split_chosen_at(params, element_bytes, call, compute_units) == 1)
+    at_call.split_k = 1;
   return fraction_of_best * device_fill(at_call, element_bytes, call, compute_units) /
          device_fill(params, element_bytes, measured, compute_units);
 }
@@ -449,9 +457,7 @@ gemm_default_choice split_for_the_call(gemm_default_choice choice, int element_b
       choice.params.family != gemm_family::local)
     return choice;
   if (tuned_shape_for(*choice.entry, shape) == shape) return choice;
-  gemm_params per_call = choice.params;
-  per_call.split_k = 0;
-  choice.params.split_k = chosen_split_k(per_call, element_bytes, shape.m, shape.n, shape.k, shape.batch, compute_units);
+  choice.params.split_k = split_chosen_at(choice.params, element_bytes, shape, compute_units);
   return choice;
 }
 
