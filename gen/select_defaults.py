@@ -30,8 +30,8 @@ shapes, devices, and the problem-class entries written before the shape database
 they timed gets one entry of role "measured" per configuration timed there, with its GFLOP/s (its
 earlier measured entries replaced). The selection rule's measured step weighs them at untuned
 shapes; shapes of the runs that have no tuned entry are left out, unless an --evidence file names
-them: shapes measured for evidence alone (configs/shapes/coverage.json), never tuned, that fill the
-space between the tuned ones. With --measured the positional runs may be left out: the file's
+them: shapes measured for evidence (configs/shapes/coverage.json) that fill the space between the
+tuned ones. With --measured the positional runs may be left out: the file's
 tuned entries are then kept as they are and only measured entries are written.
 """
 from __future__ import annotations
@@ -229,7 +229,7 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
     """The new defaults document and, for each tuned shape (and each run not used), a line
     saying what was decided and why. measured_files: runs that timed the database's
     configurations at tuned shapes (a tuner built with database_tuning_set.py's set, no budget),
-    and at the evidence shapes ((m, n, k, batch, transposes): measured, never tuned)."""
+    and at the evidence shapes ((m, n, k, batch, transposes): measured, tuned or not)."""
     notes: list[str] = []
     groups: dict[tuple, list[tuple[ResultsFile, Run]]] = {}
     for results in results_files:

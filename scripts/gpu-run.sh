@@ -59,11 +59,18 @@
 #                     after shapes-tune on the same machine, also its database with these timings
 #                     as measured entries (select_defaults.py --measured): nvidia_gpu.json, the one
 #                     to commit
-#   coverage-matrix   tune_all rebuilt with the shipped database's configurations alone, measuring each at
-#                     every shape of configs/shapes/coverage.json (shapes drawn for evidence, never
-#                     tuned, none held out; TESSERA_MATRIX_SECONDS, default 430, stops it), then
-#                     select_defaults.py --measured --evidence: the shipped database with those
-#                     timings as measured entries: coverage-matrix.json and nvidia_gpu.json (to commit)
+#   coverage-tune     tune_all --budget (TESSERA_COVERAGE_BUDGET, 24) at configs/shapes/coverage_tune.json's
+#                     shapes (the coverage shapes where no configuration of the database reached 0.9x
+#                     cuBLAS; gen/weak_shapes.py picked them; TESSERA_COVERAGE_SECONDS, 330, stops it),
+#                     then select_defaults.py into a copy of the shipped database: coverage-tune.json
+#                     and nvidia_gpu.json; a coverage-matrix step after it on the machine times that one
+#   coverage-matrix   tune_all rebuilt with the database's configurations alone (coverage-tune's on this
+#                     machine, else the shipped one), measuring each at every shape of
+#                     configs/shapes/coverage.json (shapes drawn for evidence, none held out;
+#                     TESSERA_MATRIX_SECONDS, default 430, stops it), then select_defaults.py
+#                     --measured --evidence: that database with those timings as measured entries:
+#                     coverage-matrix.json and nvidia_gpu.json (to commit)
+#                     Both run one tune_all rank per GPU (mpirun) where the machine has several GPUs.
 #   launch            bench_launch_overhead, three repetitions: a launch's host cost through the runtime and
 #                     each front door (GEMM unsplit and split along K), and the OpenCL call alone with and
 #                     without an event, on the profiling queue and on one without: launch.json
@@ -345,6 +352,19 @@ step_shapes-bench() {
   return $status
 }
 
+# tuner_command: sets tuner to the built tune_all, under mpirun with one rank per GPU where the
+# machine has several and tune_all was built with MPI (each shape is measured whole on one GPU).
+tuner_command() {
+  local gpus
+  gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+  tuner=("$build/tools/auto_tuner/tune_all")
+  if [ "${gpus:-0}" -gt 1 ] && grep -q '^TESSERA_TUNER_MPI:INTERNAL=\(1\|ON\|TRUE\)' "$build/CMakeCache.txt"; then
+    # --bind-to none: OpenMPI binds each of two ranks to one core, where its kernel builds would queue.
+    tuner=("$mpirun" -n "$gpus" --bind-to none "${tuner[@]}")
+  fi
+  echo "tuner: ${tuner[*]}"
+}
+
 # time_database_set DATABASE JSON SECONDS SUITE...: the build's tuner rebuilt with DATABASE's
 # configurations alone times each at every shape of the suites (no budget) into JSON, stopped after
 # SECONDS (TESSERA_MATRIX_SECONDS overrides it); the build is configured back after. Fails where the
@@ -356,7 +376,8 @@ time_database_set() {
   cmake -S . -B "$build" -DTUNING_CONFIG="$set" > /dev/null && cmake --build "$build" -j"$jobs" --target tune_all || status=1
   if [ $status -eq 0 ]; then
     local start=$SECONDS
-    timeout -s TERM "${TESSERA_MATRIX_SECONDS:-$seconds}" "$build/tools/auto_tuner/tune_all" \
+    tuner_command
+    timeout -s TERM "${TESSERA_MATRIX_SECONDS:-$seconds}" "${tuner[@]}" \
       --shapes "$@" --reps 3 --rounds 3 --finalists 1 --json "$json" || status=1
     echo "tune_all over the database's configurations: $((SECONDS - start)) s"
   fi
@@ -381,15 +402,32 @@ step_selection-matrix() {
   return $status
 }
 
-# The measured rule's evidence between the tuned shapes: the shipped database's configurations timed
-# at the coverage shapes, merged into a copy of the shipped database as measured entries (its tuned
-# entries untouched). A shape the timeout cut short is left out (partial), the others are used.
+# The measured rule's evidence between the tuned shapes: the database's configurations timed at the
+# coverage shapes, merged into a copy of that database as measured entries (its tuned entries
+# untouched). A shape the timeout cut short is left out (partial), the others are used.
+coverage_tuned=$build/coverage-tuned
+step_coverage-tune() {
+  targets tune_all || return 1
+  local start=$SECONDS status=0
+  tuner_command
+  # SIGTERM: what was tuned is saved, the shape cut short marked partial (select_defaults skips it).
+  timeout -s TERM "${TESSERA_COVERAGE_SECONDS:-330}" "${tuner[@]}" --shapes configs/shapes/coverage_tune.json \
+    --budget "${TESSERA_COVERAGE_BUDGET:-24}" --reps 3 --rounds 5 --json "$out/coverage-tune.json" || status=1
+  echo "tune_all --shapes coverage_tune.json: exit $status, $((SECONDS - start)) s"
+  [ -f "$out/coverage-tune.json" ] || return 1
+  rm -rf "$coverage_tuned" && mkdir -p "$coverage_tuned" && cp configs/defaults/nvidia_gpu.json "$coverage_tuned/" &&
+    python3 gen/select_defaults.py "$out/coverage-tune.json" --target nvidia_gpu --output_dir "$coverage_tuned" |
+    tail -3 && cp "$coverage_tuned/nvidia_gpu.json" "$out/nvidia_gpu.json" || status=1
+  return $status
+}
+
 step_coverage-matrix() {
-  local merged=$build/coverage-database status=0
-  time_database_set configs/defaults/nvidia_gpu.json "$out/coverage-matrix.json" 430 configs/shapes/coverage.json ||
-    status=1
+  local merged=$build/coverage-database status=0 database=configs/defaults/nvidia_gpu.json
+  [ -f "$coverage_tuned/nvidia_gpu.json" ] && database=$coverage_tuned/nvidia_gpu.json
+  echo "database: $database"
+  time_database_set "$database" "$out/coverage-matrix.json" 430 configs/shapes/coverage.json || status=1
   if [ -f "$out/coverage-matrix.json" ]; then
-    rm -rf "$merged" && mkdir -p "$merged" && cp configs/defaults/nvidia_gpu.json "$merged/" &&
+    rm -rf "$merged" && mkdir -p "$merged" && cp "$database" "$merged/nvidia_gpu.json" &&
       python3 gen/select_defaults.py --measured "$out/coverage-matrix.json" --evidence configs/shapes/coverage.json \
         --target nvidia_gpu --output_dir "$merged" | tail -3 && cp "$merged/nvidia_gpu.json" "$out/nvidia_gpu.json" || status=1
   fi
