@@ -35,6 +35,15 @@ std::int64_t split_k_groups_per_unit(const gemm_rule_values& derived) {
   return std::max<std::int64_t>(std::min(by_outputs, by_work_items), 1);
 }
 
+double split_k_second_launch_time(const gemm_rule_values& derived) {
+  // A unit's groups_per_unit work-groups hold groups_per_unit x block outputs (split_k_unit_outputs
+  // where that bounds them) and take one model unit a K tile.
+  const double outputs = double(split_k_groups_per_unit(derived)) * double(std::max<std::int64_t>(derived.block_rows, 1)) *
+                         double(std::max<std::int64_t>(derived.block_cols, 1));
+  return double(split_k_second_launch_k) * double(split_k_unit_outputs) /
+         (outputs * double(std::max<std::int64_t>(derived.k_tile, 1)));
+}
+
 double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t groups_per_unit,
                           std::int64_t compute_units) {
   const double slices = double(std::max<std::int64_t>(split, 1));
@@ -78,7 +87,7 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   for (std::int64_t s = 2; s <= most; ++s)
     if (const double t = split_k_model_time(tiles, k_tiles, s, groups_per_unit, units); t < best_time)
       best = s, best_time = t;
-  return whole >= chosen_split_gain * best_time ? int(best) : 1;
+  return best > 1 && whole >= chosen_split_gain * (best_time + split_k_second_launch_time(d)) ? int(best) : 1;
 }
 
 pretransposed_operands pretransposed(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n,

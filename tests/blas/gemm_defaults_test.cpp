@@ -357,12 +357,12 @@ TEST(GemmMeasuredRule, AMeasuredSplitCountsAtACallOnlyWhereTheCallSplitsToo) {
   // mid_tile (64 x 64 blocks) measured with a split of 3 at 2048^3. At 1500 x 1500 x 1000 the call
   // runs it whole (chosen_split_k, as split_for_the_call does): its 576 work-groups fill 0.832 of
   // five waves, where 3 slices would fill 0.892 of fourteen: the fill there is the whole one's.
-  // At 1500 x 1500 x 2000 the call splits it (3 again), and the measured split counts.
+  // At 1500 x 1500 x 3000 the call splits it (3 again), and the measured split counts.
   auto split3 = blas::parse_gemm_params(mid_tile), whole = split3, chosen = split3;
   split3.split_k = 3, whole.split_k = 1, chosen.split_k = 0;
-  const blas::gemm_problem_shape there{2048, 2048, 2048}, runs_whole{1500, 1500, 1000}, splits{1500, 1500, 2000};
+  const blas::gemm_problem_shape there{2048, 2048, 2048}, runs_whole{1500, 1500, 1000}, splits{1500, 1500, 3000};
   ASSERT_EQ(blas::chosen_split_k(chosen, 4, 1500, 1500, 1000, 1, 132), 1);
-  ASSERT_EQ(blas::chosen_split_k(chosen, 4, 1500, 1500, 2000, 1, 132), 3);
+  ASSERT_EQ(blas::chosen_split_k(chosen, 4, 1500, 1500, 3000, 1, 132), 3);
   const double at_there = blas::device_fill(split3, 4, there, 132);
   EXPECT_NEAR(blas::measured_shape_score(split3, 4, 0.8, runs_whole, there, 132),
               0.8 * blas::device_fill(whole, 4, runs_whole, 132) / at_there, 1e-12);

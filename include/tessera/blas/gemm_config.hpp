@@ -281,6 +281,19 @@ inline constexpr std::int64_t split_k_slice_overhead_k_tiles = 12;
 /// split_k_unit_work_items over split_k_unit_holds times its work-items, at least 1.
 std::int64_t split_k_groups_per_unit(const gemm_rule_values& derived);
 
+/// A split call also launches a second kernel (the sum of the slices) after the first: a cost of
+/// its own, whatever the slices hold, that the per-slice overhead above does not see. In the model
+/// it is as long as split_k_unit_outputs outputs take over this many elements of K at full speed
+/// on one unit (about 12 us on an H200). Without it the model split short-K calls of a few
+/// microseconds, where the second launch costs more than the split gains: on an H200,
+/// 31 x 2745 x 157 TN ran 9.4 us whole and 21.0 us in 2 slices, 423 x 1623 x 186 NT 18.7 us
+/// whole and 23.9 us in 3 (benchmark/RESULTS.md, issue 12).
+inline constexpr std::int64_t split_k_second_launch_k = 128;
+
+/// The second launch's cost (split_k_second_launch_k) in the units of split_k_model_time for a
+/// configuration with these derived values: its K tiles of groups_per_unit work-groups.
+double split_k_second_launch_time(const gemm_rule_values& derived);
+
 /// A split is taken only where the model expects it this much faster than the whole call: a
 /// margin for what the model does not see.
 inline constexpr double chosen_split_gain = 1.05;
@@ -301,7 +314,8 @@ double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t
 /// The split of split_k = 0 for one call of m x n x k (batch entries) on a device of
 /// compute_units: the count from 1 to max_chosen_split_k, with at least min_split_k_slice_k_tiles
 /// K tiles in every slice, that split_k_model_time expects fastest (the smallest among equals),
-/// where it expects it at least chosen_split_gain times faster than 1; else 1. Few output tiles
+/// where it expects it, with the second launch's time added (split_k_second_launch_time), at
+/// least chosen_split_gain times faster than 1; else 1. Few output tiles
 /// with a long K leave most units idle without a split (an H200, 132 units: 64 x 64 x 65536 in
 /// one 64 x 64 block); a few batches of tiles leave the last batch's units idle (1536^3 in 288
 /// blocks of 128 x 64: 0.86x cuBLAS whole, 1.01x split in 4). From
