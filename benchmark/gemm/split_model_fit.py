@@ -19,7 +19,8 @@ unit's ceil(tiles x split / units) work-groups in batches of holds x G, the last
 busy_from x G, over G, x (ceil(k_tiles / split) + overhead). A split is taken where 5% faster than
 whole, from 1 to 256 with 8 K tiles a slice or more. G is either one constant for every block, or
 per block: unit_outputs over the block's outputs, at most 2048 work-items over twice its work-items
-(blas::split_k_groups_per_unit).
+(blas::split_k_groups_per_unit). Last, the committed model with the second launch's cost
+(blas::split_k_second_launch_time) at 0, 128 (committed) and 256 elements of K.
 """
 from __future__ import annotations
 
@@ -97,13 +98,16 @@ def model_time(tiles: int, k_tiles: int, split: int, groups_per_unit: int, overh
 
 
 def pick(shape: tuple, block: tuple, counts: dict[int, float], model: int | tuple[str, int], overhead: int,
-         batches: tuple[float, float] | None = None) -> int:
-    """The model's count among those measured (the rule searches all; the probe timed some)."""
+         batches: tuple[float, float] | None = None, second_launch_k: int = 0) -> int:
+    """The model's count among those measured (the rule searches all; the probe timed some). A split
+    also pays the second launch: second_launch_k elements of K for unit_outputs outputs
+    (blas::split_k_second_launch_time; committed: 128)."""
     m, n, k, batch, _ = shape
     tiles = math.ceil(m / block[0]) * math.ceil(n / block[1]) * batch
     k_tiles = math.ceil(k / block[2])
     groups = groups_per_unit(block, model)
-    time = lambda s: model_time(tiles, k_tiles, s, groups, overhead, batches)  # noqa: E731
+    second = second_launch_k * 16384 / (groups * block[0] * block[1] * block[2])
+    time = lambda s: model_time(tiles, k_tiles, s, groups, overhead, batches) + (second if s > 1 else 0.0)  # noqa: E731
     allowed = [s for s in counts if s == 1 or k_tiles >= MIN_SLICE_K_TILES * s]
     best = min(allowed, key=lambda s: (time(s), s))
     return best if 1 not in counts or time(1) >= GAIN * time(best) else 1
@@ -155,6 +159,12 @@ def main() -> int:
                       for shape, block, counts in cases]
             mean = math.exp(sum(map(math.log, scores)) / len(scores))
             print(f"  {name:>50}, overhead {overhead:2d} K tiles: {mean:.3f}, min {min(scores):.2f}")
+    # The committed model with the second launch's cost (none of the probes is a call of a few us).
+    for second_launch_k in (0, 128, 256):
+        scores = [counts[pick(shape, block, counts, ("outputs", 16384), 12, (2.0, 1.5), second_launch_k)] /
+                  max(counts.values()) for shape, block, counts in cases]
+        print(f"  committed model, second launch {second_launch_k:3d} elements of K: "
+              f"{math.exp(sum(map(math.log, scores)) / len(scores)):.3f}, min {min(scores):.2f}")
     return 0
 
 
