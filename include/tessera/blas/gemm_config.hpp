@@ -285,9 +285,9 @@ std::int64_t split_k_groups_per_unit(const gemm_rule_values& derived);
 /// its own, whatever the slices hold, that the per-slice overhead above does not see. In the model
 /// it is as long as split_k_unit_outputs outputs take over this many elements of K at full speed
 /// on one unit (about 12 us on an H200). Without it the model split short-K calls of a few
-/// microseconds, where the second launch costs more than the split gains: on an H200,
-/// 31 x 2745 x 157 TN ran 9.4 us whole and 21.0 us in 2 slices, 423 x 1623 x 186 NT 18.7 us
-/// whole and 23.9 us in 3 (benchmark/RESULTS.md, issue 12).
+/// microseconds, where the second launch costs more than the split gains: on an H200, at
+/// 31 x 2745 x 157 TN a 32 x 32 block ran 9.4 us whole and the same block (another cache line,
+/// single-buffered) 21.0 us in 2 slices (benchmark/RESULTS.md, issue 12).
 inline constexpr std::int64_t split_k_second_launch_k = 128;
 
 /// The second launch's cost (split_k_second_launch_k) in the units of split_k_model_time for a
