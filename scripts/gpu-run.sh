@@ -61,8 +61,9 @@
 #                     to commit
 #   coverage-tune     tune_all --budget (TESSERA_COVERAGE_BUDGET, 24) at configs/shapes/coverage_tune.json's
 #                     shapes (the coverage shapes where no configuration of the database reached 0.9x
-#                     cuBLAS; gen/weak_shapes.py picked them; TESSERA_COVERAGE_SECONDS, 330, stops it),
-#                     then select_defaults.py into a copy of the shipped database: coverage-tune.json
+#                     cuBLAS; gen/weak_shapes.py picked them; TESSERA_COVERAGE_SECONDS, 450, stops it:
+#                     213 s on two H200s, about twice that on one), then select_defaults.py into a
+#                     copy of the shipped database: coverage-tune.json
 #                     and nvidia_gpu.json; a coverage-matrix step after it on the machine times that one
 #   coverage-matrix   tune_all rebuilt with the database's configurations alone (coverage-tune's on this
 #                     machine, else the shipped one), measuring each at every shape of
@@ -411,7 +412,7 @@ step_coverage-tune() {
   local start=$SECONDS status=0
   tuner_command
   # SIGTERM: what was tuned is saved, the shape cut short marked partial (select_defaults skips it).
-  timeout -s TERM "${TESSERA_COVERAGE_SECONDS:-330}" "${tuner[@]}" --shapes configs/shapes/coverage_tune.json \
+  timeout -s TERM "${TESSERA_COVERAGE_SECONDS:-450}" "${tuner[@]}" --shapes configs/shapes/coverage_tune.json \
     --budget "${TESSERA_COVERAGE_BUDGET:-24}" --reps 3 --rounds 5 --json "$out/coverage-tune.json" || status=1
   echo "tune_all --shapes coverage_tune.json: exit $status, $((SECONDS - start)) s"
   [ -f "$out/coverage-tune.json" ] || return 1
