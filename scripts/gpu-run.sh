@@ -406,6 +406,16 @@ step_selection-matrix() {
 # The measured rule's evidence between the tuned shapes: the database's configurations timed at the
 # coverage shapes, merged into a copy of that database as measured entries (its tuned entries
 # untouched). A shape the timeout cut short is left out (partial), the others are used.
+# select_into FOLDER DATABASE ARGS...: select_defaults.py ARGS into a copy of DATABASE in FOLDER (made
+# anew), the last of its notes printed; the result also to $out/nvidia_gpu.json.
+select_into() {
+  local folder=$1 database=$2
+  shift 2
+  rm -rf "$folder" && mkdir -p "$folder" && cp "$database" "$folder/nvidia_gpu.json" &&
+    python3 gen/select_defaults.py "$@" --target nvidia_gpu --output_dir "$folder" | tail -3 &&
+    cp "$folder/nvidia_gpu.json" "$out/nvidia_gpu.json"
+}
+
 coverage_tuned=$build/coverage-tuned
 step_coverage-tune() {
   targets tune_all || return 1
@@ -416,9 +426,7 @@ step_coverage-tune() {
     --budget "${TESSERA_COVERAGE_BUDGET:-24}" --reps 3 --rounds 5 --json "$out/coverage-tune.json" || status=1
   echo "tune_all --shapes coverage_tune.json: exit $status, $((SECONDS - start)) s"
   [ -f "$out/coverage-tune.json" ] || return 1
-  rm -rf "$coverage_tuned" && mkdir -p "$coverage_tuned" && cp configs/defaults/nvidia_gpu.json "$coverage_tuned/" &&
-    python3 gen/select_defaults.py "$out/coverage-tune.json" --target nvidia_gpu --output_dir "$coverage_tuned" |
-    tail -3 && cp "$coverage_tuned/nvidia_gpu.json" "$out/nvidia_gpu.json" || status=1
+  select_into "$coverage_tuned" configs/defaults/nvidia_gpu.json "$out/coverage-tune.json" || status=1
   return $status
 }
 
@@ -428,9 +436,8 @@ step_coverage-matrix() {
   echo "database: $database"
   time_database_set "$database" "$out/coverage-matrix.json" 430 configs/shapes/coverage.json || status=1
   if [ -f "$out/coverage-matrix.json" ]; then
-    rm -rf "$merged" && mkdir -p "$merged" && cp "$database" "$merged/nvidia_gpu.json" &&
-      python3 gen/select_defaults.py --measured "$out/coverage-matrix.json" --evidence configs/shapes/coverage.json \
-        --target nvidia_gpu --output_dir "$merged" | tail -3 && cp "$merged/nvidia_gpu.json" "$out/nvidia_gpu.json" || status=1
+    select_into "$merged" "$database" --measured "$out/coverage-matrix.json" --evidence configs/shapes/coverage.json ||
+      status=1
   fi
   return $status
 }

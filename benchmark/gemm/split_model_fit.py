@@ -43,6 +43,7 @@ GAIN = 1.05
 MIN_SLICE_K_TILES = 8
 
 UNIT_WORK_ITEMS = 2048
+UNIT_OUTPUTS = 16384  # blas::split_k_unit_outputs, committed
 
 # (m, n, k, batch, transposes), (block rows, block cols, K tile, work-items), {split: GFLOP/s}:
 # one configuration at two counts in two shape-suite runs (the earlier rule's pick and a model's).
@@ -106,7 +107,7 @@ def pick(shape: tuple, block: tuple, counts: dict[int, float], model: int | tupl
     tiles = math.ceil(m / block[0]) * math.ceil(n / block[1]) * batch
     k_tiles = math.ceil(k / block[2])
     groups = groups_per_unit(block, model)
-    second = second_launch_k * 16384 / (groups * block[0] * block[1] * block[2])
+    second = second_launch_k * UNIT_OUTPUTS / (groups * block[0] * block[1] * block[2])
     time = lambda s: model_time(tiles, k_tiles, s, groups, overhead, batches) + (second if s > 1 else 0.0)  # noqa: E731
     allowed = [s for s in counts if s == 1 or k_tiles >= MIN_SLICE_K_TILES * s]
     best = min(allowed, key=lambda s: (time(s), s))
@@ -161,7 +162,7 @@ def main() -> int:
             print(f"  {name:>50}, overhead {overhead:2d} K tiles: {mean:.3f}, min {min(scores):.2f}")
     # The committed model with the second launch's cost (none of the probes is a call of a few us).
     for second_launch_k in (0, 128, 256):
-        scores = [counts[pick(shape, block, counts, ("outputs", 16384), 12, (2.0, 1.5), second_launch_k)] /
+        scores = [counts[pick(shape, block, counts, ("outputs", UNIT_OUTPUTS), 12, (2.0, 1.5), second_launch_k)] /
                   max(counts.values()) for shape, block, counts in cases]
         print(f"  committed model, second launch {second_launch_k:3d} elements of K: "
               f"{math.exp(sum(map(math.log, scores)) / len(scores)):.3f}, min {min(scores):.2f}")

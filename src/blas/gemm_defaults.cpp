@@ -145,21 +145,42 @@ int split_chosen_at(gemm_params params, int element_bytes, const gemm_problem_sh
   return chosen_split_k(params, element_bytes, call.m, call.n, call.k, call.batch, compute_units);
 }
 
+// A configuration's fill at the call, as measured_shape_score counts it. It depends on the
+// candidate and the call alone, so the measured rule works it out once per candidate, not once per
+// measured shape.
+struct fill_at_call {
+  double with_measured_split;  // at the shape it was measured at: as it ran there
+  double as_it_runs;           // at any other
+};
+
+fill_at_call fill_at(const gemm_params& params, int element_bytes, const gemm_problem_shape& call,
+                     std::int64_t compute_units) {
+  // A configuration measured with a split runs at another shape with the split chosen there
+  // (split_for_the_call). Where that is whole, its measured split must not count at the call: its
+  // slices would fill waves the call never launches (a split of 3 measured at 2048^3 TN made a
+  // 128 x 64 block look a full device at 1800^3, where it runs whole at 0.59x cuBLAS).
+  const double measured_split = device_fill(params, element_bytes, call, compute_units);
+  if (params.family != gemm_family::local || params.split_k <= 1 ||
+      split_chosen_at(params, element_bytes, call, compute_units) != 1)
+    return {measured_split, measured_split};
+  gemm_params whole = params;
+  whole.split_k = 1;
+  return {measured_split, device_fill(whole, element_bytes, call, compute_units)};
+}
+
+double score_at(const fill_at_call& at_call, const gemm_params& params, int element_bytes, double fraction_of_best,
+                const gemm_problem_shape& call, const gemm_problem_shape& measured, std::int64_t compute_units) {
+  return fraction_of_best * (call == measured ? at_call.with_measured_split : at_call.as_it_runs) /
+         device_fill(params, element_bytes, measured, compute_units);
+}
+
 }  // namespace
 
 double measured_shape_score(const gemm_params& params, int element_bytes, double fraction_of_best,
                             const gemm_problem_shape& call, const gemm_problem_shape& measured,
                             std::int64_t compute_units) {
-  // A configuration measured with a split runs at another shape with the split chosen there
-  // (split_for_the_call). Where that is whole, its measured split must not count at the call: its
-  // slices would fill waves the call never launches (a split of 3 measured at 2048^3 TN made a
-  // 128 x 64 block look a full device at 1800^3, where it runs whole at 0.59x cuBLAS).
-  gemm_params at_call = params;
-  if (params.family == gemm_family::local && params.split_k > 1 && !(call == measured) &&
-      split_chosen_at(params, element_bytes, call, compute_units) == 1)
-    at_call.split_k = 1;
-  return fraction_of_best * device_fill(at_call, element_bytes, call, compute_units) /
-         device_fill(params, element_bytes, measured, compute_units);
+  return score_at(fill_at(params, element_bytes, call, compute_units), params, element_bytes, fraction_of_best,
+                  call, measured, compute_units);
 }
 
 namespace {
@@ -422,15 +443,15 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
   // The candidates: what was measured at the nearest shape; the evidence: every kept shape that measured them.
   for (const gemm_default_entry* candidate : shapes.front()->rows) {
     if (!check_gemm_rules(candidate->params, element_bytes, limits).empty()) continue;
+    const fill_at_call at_call = fill_at(candidate->params, element_bytes, call, compute_units);
     double weighted_log = 0.0, weights = 0.0;
     for (const measured_shape* m : shapes) {
       const auto row = std::find_if(m->rows.begin(), m->rows.end(),
                                     [&](const gemm_default_entry* r) { return r->params == candidate->params; });
       if (row == m->rows.end()) continue;
       const double weight = std::exp(-m->distance / measured_rule_scale);
-      weighted_log += weight * std::log(measured_shape_score(candidate->params, element_bytes,
-                                                             (*row)->gflops / m->fastest, call, *m->first->shape,
-                                                             compute_units));
+      weighted_log += weight * std::log(score_at(at_call, candidate->params, element_bytes, (*row)->gflops / m->fastest,
+                                                 call, *m->first->shape, compute_units));
       weights += weight;
     }
     const double score = weighted_log / weights;
