@@ -2,9 +2,10 @@
 # The split-K probe, one call on the GPU machine (../shared/gpu/README.md):
 #   source .gpu/env.sh && benchmark/gemm/split_probe/run.sh [SET SHAPES]  (TESSERA_PROBE_SECONDS: tune_all's limit, 420)
 # tune_all built with SET alone (blocks at fixed split counts; set.json by default,
-# narrow_set.json or tall_set.json) times every count at every shape of SHAPES (shapes.json,
-# narrow_shapes.json or tall_shapes.json): $OUT/split-probe.json, which
-# benchmark/gemm/split_model_fit.py reads.
+# narrow_set.json, tall_set.json or mid_set.json) times every count at every shape of SHAPES
+# (shapes.json, narrow_shapes.json, tall_shapes.json or mid_shapes.json): $OUT/split-probe.json,
+# which benchmark/gemm/split_model_fit.py reads. mid_set.json / mid_shapes.json: whole against
+# split at mid-size calls that the H200 database splits in 2 to 5 (not run yet).
 set -uo pipefail
 out=${OUT:?set OUT to the folder for the results}
 here=$(cd "$(dirname "$0")" && pwd)
