@@ -5,7 +5,7 @@
 # narrow_set.json, tall_set.json or mid_set.json) times every count at every shape of SHAPES
 # (shapes.json, narrow_shapes.json, tall_shapes.json or mid_shapes.json): $OUT/split-probe.json,
 # which benchmark/gemm/split_model_fit.py reads. mid_set.json / mid_shapes.json: whole against
-# split at mid-size calls that the H200 database splits in 2 to 5 (not run yet).
+# split at mid-size calls that the H200 database splits in 2 to 5.
 set -uo pipefail
 out=${OUT:?set OUT to the folder for the results}
 here=$(cd "$(dirname "$0")" && pwd)
