@@ -218,7 +218,7 @@ inline void gemm_local_store(const realv acc[ITEM_COLS][RV], global real* C, con
     for (int v = 0; v < RV; ++v) {
       const int r = m0 + v * (WG_ROWS * VW) + lr * VW;
       // Whole vectors also where a block crossing the edge of C holds them whole: tiny batched
-      // products are edge blocks throughout (H200, 111 x 29 x 19 NT, batch 3627: 1.5x with them).
+      // products are edge blocks throughout (H200, 111 x 29 x 19 NT, batch 3627: 1.6x with them).
       // Not on CPUs: PoCL 3.1 compiled this branch, for local item=2x2 wg=8x8 vector_width=2, into
       // stores past the end of C (tests/blas: GemmAllSizesEveryFamily, m = 1).
       if (full_block || (!DEVICE_IS_CPU && r + VW <= M && c < N))
