@@ -118,9 +118,16 @@ class Run:
         ok = [r for r in self.results if r.kind == "config" and r.status == "ok" and r.median_gflops is not None]
         return sorted(ok, key=lambda r: (-r.median_gflops, r.name))
 
+    def verified_baselines(self) -> list[Result]:
+        """The baseline rows that ran and were verified, with a timing."""
+        return [r for r in self.results if r.kind == "baseline" and r.status == "ok" and r.median_gflops]
+
     def best_baseline(self) -> Result | None:
-        ok = [r for r in self.results if r.kind == "baseline" and r.status == "ok" and r.median_gflops]
-        return max(ok, key=lambda r: r.median_gflops, default=None)
+        return max(self.verified_baselines(), key=lambda r: r.median_gflops, default=None)
+
+    def baseline(self, name: str) -> Result | None:
+        """The verified row of the baseline called name, if it ran."""
+        return next((r for r in self.verified_baselines() if r.name == name), None)
 
     def default_result(self) -> Result | None:
         return next((r for r in self.results if r.kind == "default" and r.status == "ok"), None)

@@ -30,14 +30,13 @@ def weak_shapes(matrix: Path, baseline: str, below: float) -> list[dict]:
         where = f"{matrix}: {run.size()} {run.transposes}"
         if run.partial:
             raise ResultsError(f"{where}: the run was stopped before every configuration was timed")
-        reference = next((r.median_gflops for r in run.results
-                          if r.kind == "baseline" and r.name == baseline and r.status == "ok" and r.median_gflops), None)
+        reference = run.baseline(baseline)
         if reference is None:
             raise ResultsError(f"{where}: no verified timing of the baseline '{baseline}'")
         timed = run.timed_configurations()
         if not timed:
             raise ResultsError(f"{where}: no configuration was timed and verified")
-        if max(timed.values()) < below * reference:
+        if max(timed.values()) < below * reference.median_gflops:
             shapes.append({"m": run.m, "n": run.n, "k": run.k, "batch": run.batch, "transposes": run.transposes})
     return shapes
 

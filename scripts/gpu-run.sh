@@ -403,9 +403,6 @@ step_selection-matrix() {
   return $status
 }
 
-# The measured rule's evidence between the tuned shapes: the database's configurations timed at the
-# coverage shapes, merged into a copy of that database as measured entries (its tuned entries
-# untouched). A shape the timeout cut short is left out (partial), the others are used.
 # select_into FOLDER DATABASE ARGS...: select_defaults.py ARGS into a copy of DATABASE in FOLDER (made
 # anew), the last of its notes printed; the result also to $out/nvidia_gpu.json.
 select_into() {
@@ -430,6 +427,9 @@ step_coverage-tune() {
   return $status
 }
 
+# The measured rule's evidence between the tuned shapes: the database's configurations timed at the
+# coverage shapes, merged into a copy of that database as measured entries (its tuned entries
+# untouched). A shape the timeout cut short is left out (partial), the others are used.
 step_coverage-matrix() {
   local merged=$build/coverage-database status=0 database=configs/defaults/nvidia_gpu.json
   [ -f "$coverage_tuned/nvidia_gpu.json" ] && database=$coverage_tuned/nvidia_gpu.json

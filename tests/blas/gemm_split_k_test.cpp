@@ -160,7 +160,8 @@ TEST(GemmSplitK, TheSecondLaunchKeepsAShortCallWhole) {
 
 // Over thousands of random shapes and several devices: a split from 1 to max_chosen_split_k, at
 // least min_split_k_slice_k_tiles K tiles a slice, the model's fastest count within those bounds
-// and, with the second launch's time, chosen_split_gain faster than whole, and a configuration that passes every rule with it.
+// and, with the second launch's time, chosen_split_gain faster than whole, and a configuration
+// that passes every rule with it.
 TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
   std::mt19937_64 random(12);
   const std::vector<std::string> texts = {
