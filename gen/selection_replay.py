@@ -44,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from select_defaults import ELEMENT_BYTES, select, shape_key  # noqa: E402
-from tune_results import ResultsError, ResultsFile, Run, load_results  # noqa: E402
+from tune_results import ResultsError, ResultsFile, Run, load_results, results_text  # noqa: E402
 import gemm_params  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,8 +64,8 @@ def as_written_today(configuration: str) -> str:
 def load_sweeps(path: Path, scratch: Path) -> list[ResultsFile]:
     """The sweeps of a file: a tune_* --json file, or both of a compare_sweeps document's."""
     try:
-        document = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as e:
+        document = json.loads(results_text(path))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ResultsError(f"{path}: cannot be read as JSON: {e}") from e
     if isinstance(document, dict) and "first" in document and "second" in document and "runs" not in document:
         sweeps = []
@@ -177,6 +177,8 @@ def replay(sweeps: list[ResultsFile], gemm_pick: Path, vendor: str, compute_unit
 def _picks(gemm_pick: Path, database: dict, shapes: list[tuple], device: dict, name: str, vendor: str,
            compute_units: int, scratch: Path) -> list[str]:
     """gemm_pick's configurations for shapes (transposes, m, n, k, batch) from database."""
+    if not shapes:  # gemm_pick rejects an empty suite; a matrix of tuned shapes alone has no untuned ones
+        return []
     db_path, suite_path = scratch / "database.json", scratch / "shapes.json"
     db_path.write_text(json.dumps(database))
     suite_path.write_text(json.dumps([{"m": m, "n": n, "k": k, "batch": b, "transposes": t} for t, m, n, k, b in shapes]))

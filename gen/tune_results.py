@@ -45,6 +45,7 @@ interquartile range of the two).
 """
 from __future__ import annotations
 
+import gzip
 import json
 import math
 from dataclasses import dataclass
@@ -228,9 +229,22 @@ def _decision(run: dict[str, Any], where: str, path: Path) -> Decision | None:
                     str(d.get("reason", "")))
 
 
+def results_text(path: Path) -> str:
+    """A results file's text; a name ending in .gz is read through gzip (the large matrices of
+    benchmark/results/ are kept compressed)."""
+    path = Path(path)
+    if path.suffix != ".gz":
+        return path.read_text(encoding="utf-8")
+    try:
+        with gzip.open(path, "rb") as f:
+            return f.read().decode("utf-8")
+    except (gzip.BadGzipFile, EOFError) as e:
+        raise ResultsError(f"{path}: not a gzip file: {e}") from None
+
+
 def load_results(path: Path) -> ResultsFile:
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        document = json.loads(results_text(path))
     except UnicodeDecodeError as e:
         raise ResultsError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except OSError as e:

@@ -1,6 +1,7 @@
 """selection_replay.py: the leave-one-shape-out replay of the defaults table's selection rule."""
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import stat
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import selection_replay
+from tune_results import ResultsError, load_results
 from test_select_defaults import DEFAULT, X, Y, finalist, run, write_results
 
 # The replay compares configurations in today's text form (selection_replay.as_written_today).
@@ -180,6 +182,36 @@ def test_a_matrix_scores_both_rules_at_untuned_shapes_and_each_tuned_one_left_ou
     seen = [json.loads(line) for line in (tmp_path / "seen.jsonl").read_text().splitlines()]
     left_out = [s for s in seen if [x["m"] for x in s["shapes"]] == [1024]]
     assert left_out and all(s["entries"] == [] for s in left_out)
+
+
+def test_a_matrix_of_tuned_shapes_alone_read_from_gzip_leaves_each_out(tmp_path: Path) -> None:
+    # Every shape of the matrix has entries in the database: no untuned group, and no gemm_pick
+    # call with an empty suite (which gemm_pick rejects). The matrix is kept compressed.
+    plain = write_results(tmp_path, [run({X: 800.0, Y: 400.0}, 10.0, [finalist(DEFAULT, "default", 1.0e-3, 0.01e-3)],
+                                         "default_kept", size=1024)])
+    matrix = tmp_path / "matrix.json.gz"
+    matrix.write_bytes(gzip.compress(plain.read_bytes()))
+    database = {"entries": [
+        {"level": "name", "match": "NVIDIA H200", "element_bytes": 4, "transposes": "nn", "problem": "large",
+         "shape": {"m": 1024, "n": 1024, "k": 1024, "batch": 1}, "role": "measured", "configuration": X,
+         "gflops": 800.0, "origin": "measured"}]}
+    db_path = tmp_path / "db.json"
+    db_path.write_text(json.dumps(database))
+    output = tmp_path / "replay.json"
+    assert selection_replay.main([str(matrix), "--matrix", str(db_path), "--compute-units", "132",
+                                  "--gemm-pick", str(matrix_gemm_pick(tmp_path)), "--json", str(output)]) == 0
+    replayed = json.loads(output.read_text())
+    assert [s["group"] for s in replayed["shapes"]] == ["left out"]
+    assert replayed["summary"]["untuned, measured"]["shapes"] == 0
+    seen = [json.loads(line) for line in (tmp_path / "seen.jsonl").read_text().splitlines()]
+    assert seen and all(s["shapes"] for s in seen)
+
+
+def test_a_results_file_that_is_not_gzip_is_named(tmp_path: Path) -> None:
+    broken = tmp_path / "matrix.json.gz"
+    broken.write_text("{}")
+    with pytest.raises(ResultsError, match="matrix.json.gz: not a gzip file"):
+        load_results(broken)
 
 
 def test_a_matrix_needs_one_run_and_a_defaults_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
