@@ -10,7 +10,8 @@ the default: benchmark/results/split_probe_h200_2026-11-29.json, six shapes of a
 split_probe_few_tiles_h200_2026-11-29.json, benchmark/gemm/split_probe/run.sh's twelve shapes;
 split_probe_narrow_h200_2026-11-29.json, run.sh narrow_set.json narrow_shapes.json: six blocks of
 64 and 128 work-items; split_probe_tall_h200_2026-11-29.json, run.sh tall_set.json tall_shapes.json:
-the 128 x 32 block at counts up to 48). Besides the probes, the pairs measured by the shape-suite runs of
+the 128 x 32 block at counts up to 48; split_probe_mid_h200_2026-11-30.json, run.sh mid_set.json
+mid_shapes.json: six blocks at counts 1 to 6 at twelve mid-size calls). Besides the probes, the pairs measured by the shape-suite runs of
 2026-11-29 (one configuration at two counts, one machine each; benchmark/RESULTS.md, "Split-K
 chosen by a model of waves") are scored too.
 The models: waves, ceil(tiles x split / (G x units)) x (ceil(k_tiles / split) + overhead), or
@@ -78,6 +79,8 @@ def probe_cases(paths: list[Path]) -> list[tuple]:
                 if r.get("kind") not in ("config", "default") or r.get("status") != "ok" or not r.get("configuration"):
                     continue
                 split = int(re.search(r"split_k=(\d+)", r["configuration"]).group(1))
+                if split == 0:  # chosen at the call (a default row): not a count the probe set
+                    continue
                 key = (shape, block_of(r["configuration"]), re.sub(r" split_k=\d+", "", r["configuration"]))
                 counts = cases.setdefault(key, {})
                 counts[split] = max(counts.get(split, 0.0), r["gflops"]["median"])
@@ -138,7 +141,8 @@ def main() -> int:
                         default=[ROOT / "benchmark/results/split_probe_h200_2026-11-29.json",
                                  ROOT / "benchmark/results/split_probe_few_tiles_h200_2026-11-29.json",
                                  ROOT / "benchmark/results/split_probe_narrow_h200_2026-11-29.json",
-                                 ROOT / "benchmark/results/split_probe_tall_h200_2026-11-29.json"])
+                                 ROOT / "benchmark/results/split_probe_tall_h200_2026-11-29.json",
+                                 ROOT / "benchmark/results/split_probe_mid_h200_2026-11-30.json"])
     args = parser.parse_args()
     cases = probe_cases(args.probes) + SUITE_PAIRS
     print(f"{len(cases)} (shape, block) cases; per model: geometric mean and minimum of the pick's speed over the best")
