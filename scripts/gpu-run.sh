@@ -67,10 +67,11 @@
 #                     and nvidia_gpu.json; a coverage-matrix step after it on the machine times that one
 #   coverage-matrix   tune_all rebuilt with the database's configurations alone (coverage-tune's on this
 #                     machine, else the shipped one), measuring each at every shape of
-#                     configs/shapes/coverage.json (shapes drawn for evidence, none held out;
-#                     TESSERA_MATRIX_SECONDS, default 430, stops it), then select_defaults.py
-#                     --measured --evidence: that database with those timings as measured entries:
-#                     coverage-matrix.json and nvidia_gpu.json (to commit)
+#                     TESSERA_COVERAGE_SHAPES (default configs/shapes/coverage.json: shapes drawn for
+#                     evidence, none held out; coverage_second_draw.json is a second draw, timed on
+#                     2026-11-30 and not taken: benchmark/RESULTS.md; TESSERA_MATRIX_SECONDS, default
+#                     430, stops it), then select_defaults.py --measured --evidence: that database
+#                     with those timings as measured entries: coverage-matrix.json and nvidia_gpu.json
 #                     Both run one tune_all rank per GPU (mpirun) where the machine has several GPUs.
 #   launch            bench_launch_overhead, three repetitions: a launch's host cost through the runtime and
 #                     each front door (GEMM unsplit and split along K), and the OpenCL call alone with and
@@ -434,10 +435,10 @@ step_coverage-matrix() {
   local merged=$build/coverage-database status=0 database=configs/defaults/nvidia_gpu.json
   [ -f "$coverage_tuned/nvidia_gpu.json" ] && database=$coverage_tuned/nvidia_gpu.json
   echo "database: $database"
-  time_database_set "$database" "$out/coverage-matrix.json" 430 configs/shapes/coverage.json || status=1
+  local shapes=${TESSERA_COVERAGE_SHAPES:-configs/shapes/coverage.json}
+  time_database_set "$database" "$out/coverage-matrix.json" 430 "$shapes" || status=1
   if [ -f "$out/coverage-matrix.json" ]; then
-    select_into "$merged" "$database" --measured "$out/coverage-matrix.json" --evidence configs/shapes/coverage.json ||
-      status=1
+    select_into "$merged" "$database" --measured "$out/coverage-matrix.json" --evidence "$shapes" || status=1
   fi
   return $status
 }

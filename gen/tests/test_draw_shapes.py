@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import draw_shapes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,13 +30,23 @@ def test_a_seed_draws_the_same_shapes_within_the_bounds():
     assert any(s["batch"] > 1 for s in shapes) and any(s["batch"] == 1 for s in shapes)
 
 
-def test_the_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one():
-    coverage = json.loads((ROOT / "configs/shapes/coverage.json").read_text())
-    assert coverage["shapes"] == draw_shapes.draw(20261130, 64)
-    held_out = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untuned_random.json",
-                ROOT / "benchmark/gemm/untuned_check_shapes.json", ROOT / "benchmark/gemm/fresh_check_shapes.json"]
-    for path in held_out:
+HELD_OUT = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untuned_random.json",
+            ROOT / "benchmark/gemm/untuned_check_shapes.json", ROOT / "benchmark/gemm/fresh_check_shapes.json",
+            ROOT / "benchmark/gemm/weak_shapes_h200_2026-11-29.json"]
+
+
+@pytest.mark.parametrize("name, seed", [("coverage.json", 20261130), ("coverage_second_draw.json", 20261202)])
+def test_each_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(name, seed):
+    coverage = json.loads((ROOT / "configs/shapes" / name).read_text())
+    assert coverage["shapes"] == draw_shapes.draw(seed, 64)
+    for path in HELD_OUT:
         assert not {key(s) for s in coverage["shapes"]} & {key(s) for s in json.loads(path.read_text())["shapes"]}
+
+
+def test_the_two_coverage_draws_share_no_shape():
+    first, second = (json.loads((ROOT / "configs/shapes" / name).read_text())["shapes"]
+                     for name in ("coverage.json", "coverage_second_draw.json"))
+    assert not {key(s) for s in first} & {key(s) for s in second}
 
 
 def test_a_count_below_one_is_refused(tmp_path, capsys):
