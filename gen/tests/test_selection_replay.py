@@ -73,12 +73,17 @@ print(json.dumps([dict(shape, configuration=database["entries"][0]["configuratio
     return script
 
 
+def gemm_pick_calls(tmp_path: Path) -> list[dict]:
+    """What a stand-in gemm_pick (fake_gemm_pick, matrix_gemm_pick) was given, call by call."""
+    return [json.loads(line) for line in (tmp_path / "seen.jsonl").read_text().splitlines()]
+
+
 def test_each_shape_is_picked_from_a_database_without_it(tmp_path: Path) -> None:
     sweep = write_results(tmp_path, [a_win_at(1024, 800.0, 400.0), a_win_at(2048, 900.0, 880.0)])
     output = tmp_path / "replay.json"
     assert selection_replay.main([str(sweep), "--compute-units", "132", "--gemm-pick", str(fake_gemm_pick(tmp_path)),
                                   "--json", str(output)]) == 0
-    seen = [json.loads(line) for line in (tmp_path / "seen.jsonl").read_text().splitlines()]
+    seen = gemm_pick_calls(tmp_path)
     assert len(seen) == 4  # two shapes, two rules
     assert sorted(s["units"] for s in seen) == ["0", "0", "132", "132"]
     for s in seen:
@@ -154,6 +159,16 @@ print(json.dumps([dict(s, configuration=chosen) for s in shapes]))
     return script
 
 
+def replay_matrix(tmp_path: Path, matrix: Path, database: dict) -> dict:
+    """selection_replay --matrix on matrix with database, through matrix_gemm_pick: the replay's JSON."""
+    db_path = tmp_path / "db.json"
+    db_path.write_text(json.dumps(database))
+    output = tmp_path / "replay.json"
+    assert selection_replay.main([str(matrix), "--matrix", str(db_path), "--compute-units", "132",
+                                  "--gemm-pick", str(matrix_gemm_pick(tmp_path)), "--json", str(output)]) == 0
+    return json.loads(output.read_text())
+
+
 def test_a_matrix_scores_both_rules_at_untuned_shapes_and_each_tuned_one_left_out(tmp_path: Path) -> None:
     def timed(size: int, x: float, y: float) -> dict:
         return run({X: x, Y: y}, 10.0, [finalist(DEFAULT, "default", 1.0e-3, 0.01e-3)], "default_kept", size=size)
@@ -165,12 +180,7 @@ def test_a_matrix_scores_both_rules_at_untuned_shapes_and_each_tuned_one_left_ou
          "shape": shape, "configuration": Y, "origin": "tuned"},
         {"level": "name", "match": "NVIDIA H200", "element_bytes": 4, "transposes": "nn", "problem": "large",
          "shape": shape, "role": "measured", "configuration": X, "gflops": 800.0, "origin": "measured"}]}
-    db_path = tmp_path / "db.json"
-    db_path.write_text(json.dumps(database))
-    output = tmp_path / "replay.json"
-    assert selection_replay.main([str(matrix), "--matrix", str(db_path), "--compute-units", "132",
-                                  "--gemm-pick", str(matrix_gemm_pick(tmp_path)), "--json", str(output)]) == 0
-    replayed = json.loads(output.read_text())
+    replayed = replay_matrix(tmp_path, matrix, database)
     by_size = {s["m"]: s for s in replayed["shapes"]}
     assert {s: by_size[s]["group"] for s in by_size} == {2048: "untuned", 1500: "untuned", 1024: "left out"}
     # Untuned: the fill rule (no measured entries) answers Y, the measured rule X.
@@ -179,7 +189,7 @@ def test_a_matrix_scores_both_rules_at_untuned_shapes_and_each_tuned_one_left_ou
     assert by_size[1500]["measured"]["fraction_of_best"] == 0.5
     assert replayed["summary"]["untuned, measured"]["geometric_mean"] == pytest.approx(0.5 ** 0.5)
     # The tuned shape is picked from a database without its entries.
-    seen = [json.loads(line) for line in (tmp_path / "seen.jsonl").read_text().splitlines()]
+    seen = gemm_pick_calls(tmp_path)
     left_out = [s for s in seen if [x["m"] for x in s["shapes"]] == [1024]]
     assert left_out and all(s["entries"] == [] for s in left_out)
 
@@ -195,15 +205,10 @@ def test_a_matrix_of_tuned_shapes_alone_read_from_gzip_leaves_each_out(tmp_path:
         {"level": "name", "match": "NVIDIA H200", "element_bytes": 4, "transposes": "nn", "problem": "large",
          "shape": {"m": 1024, "n": 1024, "k": 1024, "batch": 1}, "role": "measured", "configuration": X,
          "gflops": 800.0, "origin": "measured"}]}
-    db_path = tmp_path / "db.json"
-    db_path.write_text(json.dumps(database))
-    output = tmp_path / "replay.json"
-    assert selection_replay.main([str(matrix), "--matrix", str(db_path), "--compute-units", "132",
-                                  "--gemm-pick", str(matrix_gemm_pick(tmp_path)), "--json", str(output)]) == 0
-    replayed = json.loads(output.read_text())
+    replayed = replay_matrix(tmp_path, matrix, database)
     assert [s["group"] for s in replayed["shapes"]] == ["left out"]
     assert replayed["summary"]["untuned, measured"]["shapes"] == 0
-    seen = [json.loads(line) for line in (tmp_path / "seen.jsonl").read_text().splitlines()]
+    seen = gemm_pick_calls(tmp_path)
     assert seen and all(s["shapes"] for s in seen)
 
 
