@@ -44,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from select_defaults import ELEMENT_BYTES, select, shape_key  # noqa: E402
-from tune_results import ResultsError, ResultsFile, Run, load_results, results_text  # noqa: E402
+from tune_results import ResultsError, ResultsFile, Run, load_results, read_document, results_from_document  # noqa: E402
 import gemm_params  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,20 +61,14 @@ def as_written_today(configuration: str) -> str:
         return configuration
 
 
-def load_sweeps(path: Path, scratch: Path) -> list[ResultsFile]:
-    """The sweeps of a file: a tune_* --json file, or both of a compare_sweeps document's."""
-    try:
-        document = json.loads(results_text(path))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ResultsError(f"{path}: cannot be read as JSON: {e}") from e
+def load_sweeps(path: Path) -> list[ResultsFile]:
+    """The sweeps of a file, read once: a tune_* --json file, or both of a compare_sweeps
+    document's (each named path's stem.first.json and stem.second.json)."""
+    document = read_document(path)
     if isinstance(document, dict) and "first" in document and "second" in document and "runs" not in document:
-        sweeps = []
-        for part in ("first", "second"):
-            one = scratch / f"{path.stem}.{part}.json"
-            one.write_text(json.dumps(document[part]))
-            sweeps.append(load_results(one))
-        return sweeps
-    return [load_results(path)]
+        return [results_from_document(document[part], path.with_name(f"{path.stem}.{part}.json"))
+                for part in ("first", "second")]
+    return [results_from_document(document, path)]
 
 
 def usable(run: Run) -> bool:
@@ -260,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory() as scratch_dir:
             scratch = Path(scratch_dir)
-            sweeps = [s for path in args.sweeps for s in load_sweeps(path, scratch)]
+            sweeps = [s for path in args.sweeps for s in load_sweeps(path)]
             result = replay(sweeps, args.gemm_pick, args.vendor, args.compute_units, scratch)
     except ResultsError as e:
         print(f"selection_replay: {e}", file=sys.stderr)

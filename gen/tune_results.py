@@ -242,15 +242,24 @@ def results_text(path: Path) -> str:
         raise ResultsError(f"{path}: not a gzip file: {e}") from None
 
 
-def load_results(path: Path) -> ResultsFile:
+def read_document(path: Path) -> Any:
+    """A results file's JSON (results_text), what is wrong with it named with the path."""
     try:
-        document = json.loads(results_text(path))
+        return json.loads(results_text(path))
     except UnicodeDecodeError as e:
         raise ResultsError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except OSError as e:
         raise ResultsError(f"{path}: cannot read: {e.strerror}") from None
     except json.JSONDecodeError as e:
         raise ResultsError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
+
+
+def load_results(path: Path) -> ResultsFile:
+    return results_from_document(read_document(path), path)
+
+
+def results_from_document(document: Any, path: Path) -> ResultsFile:
+    """The results of a tune_* --json document read from path (named in every error)."""
     if not isinstance(document, dict):
         raise ResultsError(f"{path}: $: expected an object")
     device = _require(document, "device", dict, "$", path)

@@ -11,9 +11,9 @@ split_probe_few_tiles_h200_2026-11-29.json, benchmark/gemm/split_probe/run.sh's 
 split_probe_narrow_h200_2026-11-29.json, run.sh narrow_set.json narrow_shapes.json: six blocks of
 64 and 128 work-items; split_probe_tall_h200_2026-11-29.json, run.sh tall_set.json tall_shapes.json:
 the 128 x 32 block at counts up to 48; split_probe_mid_h200_2026-11-30.json, run.sh mid_set.json
-mid_shapes.json: six blocks at counts 1 to 6 at twelve mid-size calls). Besides the probes, the pairs measured by the shape-suite runs of
-2026-11-29 (one configuration at two counts, one machine each; benchmark/RESULTS.md, "Split-K
-chosen by a model of waves") are scored too.
+mid_shapes.json: six blocks at counts 1 to 6 at twelve mid-size calls). Besides the probes, the
+pairs measured by the shape-suite runs of 2026-11-29 (one configuration at two counts, one machine
+each; benchmark/RESULTS.md, "Split-K chosen by a model of waves") are scored too.
 The models: waves, ceil(tiles x split / (G x units)) x (ceil(k_tiles / split) + overhead), or
 batches (blas::split_k_model_time, committed: holds 2, busy from 1.5, overhead 12): the busiest
 unit's ceil(tiles x split / units) work-groups in batches of holds x G, the last as long as at least

@@ -29,7 +29,7 @@ def test_fractions_are_per_sweep_then_the_median(tmp_path: Path) -> None:
     first = write_results(tmp_path, [a_win_at(1024, 800.0, 400.0)], name="a.json")
     second = write_results(tmp_path, [a_win_at(1024, 800.0, 600.0)], name="b.json")
     third = write_results(tmp_path, [a_win_at(1024, 800.0, 700.0)], name="c.json")
-    sweeps = [s for p in (first, second, third) for s in selection_replay.load_sweeps(p, tmp_path)]
+    sweeps = [s for p in (first, second, third) for s in selection_replay.load_sweeps(p)]
     fractions = selection_replay.measured_fractions(sweeps)
     key = ("NVIDIA H200", "float", "fp32", "nn", 1024, 1024, 1024, 1)
     assert set(fractions) == {key}
@@ -43,7 +43,7 @@ def test_a_compare_sweeps_document_gives_both_of_its_sweeps(tmp_path: Path) -> N
     two = json.loads(write_results(tmp_path, [a_win_at(512, 400.0, 300.0)], name="two.json").read_text())
     compared = tmp_path / "compared.json"
     compared.write_text(json.dumps({"comparison": {}, "first": one, "second": two}))
-    sweeps = selection_replay.load_sweeps(compared, tmp_path)
+    sweeps = selection_replay.load_sweeps(compared)
     assert len(sweeps) == 2
     assert [s.runs[0].m for s in sweeps] == [512, 512]
 
@@ -52,7 +52,7 @@ def test_a_bad_file_is_named(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(selection_replay.ResultsError, match="bad.json"):
-        selection_replay.load_sweeps(bad, tmp_path)
+        selection_replay.load_sweeps(bad)
 
 
 def fake_gemm_pick(tmp_path: Path) -> Path:
