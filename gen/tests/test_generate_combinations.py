@@ -198,6 +198,7 @@ BREAKS = {
     "local_one_batch_per_work_group": {"wg_batch": 2},
     "work_group_size_limit": {"wg_rows": 64, "wg_cols": 32},
     "local_memory_limit": {"item_rows": 16, "item_cols": 16, "wg_rows": 16, "wg_cols": 16, "cache_line_bytes": 256},
+    "local_k_groups_sum_limit": {"k_groups": 8, "item_rows": 16, "item_cols": 16, "wg_rows": 4, "wg_cols": 4},
     "mma_needs_tensor_cores": {**MMA, "tensor_cores": 0},
     "mma_element_types": {**MMA, "element_bytes": 8, "cache_line_bytes": 256},
     "mma_paired_rows_of_floats": {**MMA, "element_bytes": 2, "cache_line_bytes": 64, "paired_rows": 1},

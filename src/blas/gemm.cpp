@@ -393,8 +393,10 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
   runtime::launch_range range;
   range.dimensions = 3;
   range.global[0] = static_cast<std::size_t>((args.m + rows_per_group - 1) / rows_per_group * local_rows);
-  range.global[1] = static_cast<std::size_t>((args.n + cols_per_group - 1) / cols_per_group * p.wg_cols);
-  range.local = {static_cast<std::size_t>(local_rows), static_cast<std::size_t>(p.wg_cols),
+  // local's k-groups (k_groups > 1) are grids of wg_rows x wg_cols stacked along local size 1.
+  const std::int64_t local_cols = std::int64_t(p.wg_cols) * p.k_groups;
+  range.global[1] = static_cast<std::size_t>((args.n + cols_per_group - 1) / cols_per_group * local_cols);
+  range.local = {static_cast<std::size_t>(local_rows), static_cast<std::size_t>(local_cols),
                  static_cast<std::size_t>(p.wg_batch)};
 
   // Launches of at most 65535 work-groups along the batch (the grid limit of some devices);

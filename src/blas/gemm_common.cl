@@ -132,20 +132,32 @@ typedef GEMM_CAT(REAL, VW) realv;
   const global operand_real* restrict B = B_base + b_offset + (ulong)(batch) * b_stride; \
   global result_real* C = C_base + c_offset + (ulong)(batch) * c_stride
 
-// Position (lr, lc) of this work-item in the WG_ROWS x WG_COLS grid. Consecutive
-// work-items fill SG_ROWS x SG_COLS blocks first (a hardware sub-group when that is its
-// size), so that a sub-group reads few distinct rows and columns of the tiles.
+// The work-item's column in its WG_ROWS x WG_COLS grid: local's k-groups (K_GROUPS > 1) are
+// grids stacked along local dimension 1.
+#if defined(K_GROUPS) && K_GROUPS > 1
+#define GEMM_LOCAL_COL ((int)get_local_id(1) % WG_COLS)
+#else
+#define GEMM_LOCAL_COL ((int)get_local_id(1))
+#endif
+
+// Position (lr, lc) in the WG_ROWS x WG_COLS grid of the work-item numbered tid in it (tid =
+// local id 0 + WG_ROWS x its column's local id). Consecutive work-items fill SG_ROWS x SG_COLS
+// blocks first (a hardware sub-group when that is its size), so that a sub-group reads few
+// distinct rows and columns of the tiles.
 #if SG_ROWS * SG_COLS == 1
+#define GEMM_COORDS_OF(tid, lr, lc) \
+  const int lr = (tid) % WG_ROWS;     \
+  const int lc = (tid) / WG_ROWS
 #define GEMM_THREAD_COORDS(lr, lc)        \
   const int lr = (int)get_local_id(0);    \
-  const int lc = (int)get_local_id(1)
+  const int lc = GEMM_LOCAL_COL
 #else
-#define GEMM_THREAD_COORDS(lr, lc)                                                         \
-  const int gemm_tid_ = (int)get_local_id(0) + (int)get_local_id(1) * WG_ROWS;             \
-  const int gemm_lane_ = gemm_tid_ % (SG_ROWS * SG_COLS);                                  \
-  const int gemm_sg_ = gemm_tid_ / (SG_ROWS * SG_COLS);                                    \
-  const int lr = (gemm_sg_ % (WG_ROWS / SG_ROWS)) * SG_ROWS + gemm_lane_ % SG_ROWS;        \
-  const int lc = (gemm_sg_ / (WG_ROWS / SG_ROWS)) * SG_COLS + gemm_lane_ / SG_ROWS
+#define GEMM_COORDS_OF(tid, lr, lc)                                                        \
+  const int lr##_lane_ = (tid) % (SG_ROWS * SG_COLS);                                      \
+  const int lr##_sg_ = (tid) / (SG_ROWS * SG_COLS);                                        \
+  const int lr = (lr##_sg_ % (WG_ROWS / SG_ROWS)) * SG_ROWS + lr##_lane_ % SG_ROWS;        \
+  const int lc = (lr##_sg_ / (WG_ROWS / SG_ROWS)) * SG_COLS + lr##_lane_ / SG_ROWS
+#define GEMM_THREAD_COORDS(lr, lc) GEMM_COORDS_OF((int)get_local_id(0) + GEMM_LOCAL_COL * WG_ROWS, lr, lc)
 #endif
 
 // ---- the store of the result ---------------------------------------------------------------

@@ -203,6 +203,22 @@ inline void gemm_multiply_tiles(realv acc[ITEM_COLS][RV], const local real* a_ti
 #endif
 }
 
+// One vector of the block of C, at row r and column c, through alpha, beta and the epilogue: the
+// store of the k-groups' sum. gemm_local_store keeps the same branch in its own body: calling
+// this instead, PoCL 3.1 stored past the end of C (local item=4x4 wg=8x8 vector_width=2 at 37 x 29).
+inline void gemm_local_store_vector(global real* C, const int ldc, const int M, const int N, const int r,
+                                    const int c, const bool full_block, const realv value, const real alpha,
+                                    const real beta GEMM_EPILOGUE_PARAMETERS) {
+  // Whole vectors also where a block crossing the edge of C holds them whole: tiny batched
+  // products are edge blocks throughout (H200, 111 x 29 x 19 NT, batch 3627: 1.6x with them).
+  // Not on CPUs: PoCL 3.1 compiled this branch, for local item=2x2 wg=8x8 vector_width=2, into
+  // stores past the end of C (tests/blas: GemmAllSizesEveryFamily, m = 1).
+  if (full_block || (!DEVICE_IS_CPU && r + VW <= M && c < N))
+    gemm_store_vector(C, C_INDEX(r, c), r, c, value, alpha, beta GEMM_EPILOGUE_ARGUMENTS);
+  else
+    gemm_store_vector_guarded(C, ldc, M, N, r, c, value, alpha, beta GEMM_EPILOGUE_ARGUMENTS);
+}
+
 // The store of the work-item's block of C. Positions are recomputed from the work-item ids
 // rather than carried across the K loop's barriers (less state for PoCL's work-item loops).
 inline void gemm_local_store(const realv acc[ITEM_COLS][RV], global real* C, const int ldc, const int M,
@@ -217,10 +233,6 @@ inline void gemm_local_store(const realv acc[ITEM_COLS][RV], global real* C, con
 #pragma unroll
     for (int v = 0; v < RV; ++v) {
       const int r = m0 + v * (WG_ROWS * VW) + lr * VW;
-      // Whole vectors also where a block crossing the edge of C holds them whole: tiny batched
-      // products are edge blocks throughout (H200, 111 x 29 x 19 NT, batch 3627: 1.6x with them).
-      // Not on CPUs: PoCL 3.1 compiled this branch, for local item=2x2 wg=8x8 vector_width=2, into
-      // stores past the end of C (tests/blas: GemmAllSizesEveryFamily, m = 1).
       if (full_block || (!DEVICE_IS_CPU && r + VW <= M && c < N))
         gemm_store_vector(C, C_INDEX(r, c), r, c, acc[j][v], alpha, beta GEMM_EPILOGUE_ARGUMENTS);
       else
@@ -230,8 +242,24 @@ inline void gemm_local_store(const realv acc[ITEM_COLS][RV], global real* C, con
 }
 
 #if SPLIT_K > 1
-// The work-item's raw partial block into its slice of the workspace (no alpha, beta or epilogue:
-// the reduction applies them once, to the sum).
+// One vector of the raw partial block (no alpha, beta or epilogue: the reduction applies them
+// once, to the sum) into its slice of the workspace W: the k-groups' sum's store. gemm_store_partial
+// keeps the same code in its own body, as gemm_local_store does (gemm_local_store_vector).
+inline void gemm_store_partial_vector(global real* W, const int M, const int N, const int r, const int c,
+                                      const bool full_block, const realv value) {
+  if (full_block) {
+    VSTORE_ANY(value, W + (ulong)r + (ulong)c * (ulong)M);
+  } else {
+    real e[VW];
+    SPLIT_VEC(value, e, 0)
+#pragma unroll
+    for (int i = 0; i < VW; ++i)
+      if (r + i < M && c < N) W[(ulong)(r + i) + (ulong)c * (ulong)M] = e[i];
+  }
+}
+
+// The work-item's raw partial block (no alpha, beta or epilogue: the reduction applies them once,
+// to the sum) into its slice of the workspace.
 inline void gemm_store_partial(const realv acc[ITEM_COLS][RV], global real* W, const int M, const int N) {
   GEMM_THREAD_COORDS(lr, lc);
   const int m0 = (int)get_group_id(0) * MWG;
@@ -272,10 +300,31 @@ kernel void tessera_gemm_split_k_reduce(GEMM_PARAMETERS, const global real* rest
 #define GEMM_SPLIT_K_PARAMETERS
 #endif
 
-kernel __attribute__((reqd_work_group_size(WG_ROWS, WG_COLS, 1)))
+// K_GROUPS > 1 (sliced K): the work-group is K_GROUPS grids of WG_ROWS x WG_COLS work-items,
+// stacked along local dimension 1, that share one block of C. Group g multiplies the K tiles g,
+// g + K_GROUPS, ... of the block's range (its slice's, with split-K) in local tiles of its own; at
+// the end the groups' blocks are summed through local memory in the order 0 .. K_GROUPS - 1 (the
+// same bits on every run) and stored by all the work-items. For narrow outputs, whose few blocks
+// leave compute units idle: more work-items a block without split-K's partial tiles written,
+// read back and summed by a second kernel.
+#define KG K_GROUPS
+#define GROUP_TILE_ELEMENTS (NBUF * KT * (LA + LB))
+#if KG > 1
+#define GROUP_SUM_ELEMENTS (KG * MWG * NWG)
+#define LOCAL_ELEMENTS (KG * GROUP_TILE_ELEMENTS > GROUP_SUM_ELEMENTS ? KG * GROUP_TILE_ELEMENTS : GROUP_SUM_ELEMENTS)
+#endif
+
+kernel __attribute__((reqd_work_group_size(WG_ROWS, WG_COLS * KG, 1)))
 void tessera_gemm(GEMM_PARAMETERS GEMM_SPLIT_K_PARAMETERS) {
+#if KG > 1
+  local real group_tiles[LOCAL_ELEMENTS] __attribute__((aligned(VW * sizeof(real))));
+  const int kg = (int)get_local_id(1) / WG_COLS;
+  local real* a_tiles = group_tiles + kg * GROUP_TILE_ELEMENTS;
+  local real* b_tiles = a_tiles + NBUF * KT * LA;
+#else
   local real a_tiles[NBUF * KT * LA] __attribute__((aligned(VW * sizeof(real))));
   local real b_tiles[NBUF * KT * LB] __attribute__((aligned(VW * sizeof(real))));
+#endif
 
   // One batch entry (and, split, one slice of K) per work-group: uniform.
   const int all_tiles = (K + KT - 1) / KT;
@@ -294,7 +343,7 @@ void tessera_gemm(GEMM_PARAMETERS GEMM_SPLIT_K_PARAMETERS) {
   if (batch >= batch_count) return;
   GEMM_BATCH_POINTERS(batch);
   GEMM_THREAD_COORDS(lr, lc);
-  const int tid = (int)get_local_id(0) + (int)get_local_id(1) * WG_ROWS;
+  const int tid = (int)get_local_id(0) + GEMM_LOCAL_COL * WG_ROWS;
   const int m0 = (int)get_group_id(0) * MWG;
   const int n0 = (int)get_group_id(1) * NWG;
   const bool full_block = m0 + MWG <= M && n0 + NWG <= N;
@@ -305,20 +354,32 @@ void tessera_gemm(GEMM_PARAMETERS GEMM_SPLIT_K_PARAMETERS) {
 #pragma unroll
     for (int v = 0; v < RV; ++v) acc[j][v] = (realv)0;
 
+  // This group's steps: its tiles are step x KG + kg; every group takes the same number of steps
+  // (the barriers), the last ones possibly without a tile of their own.
+#if KG > 1
+  const int steps = (tiles + KG - 1) / KG;
+#define GROUP_TILE(step) ((step) * KG + kg)
+#define GROUP_HAS_TILE(step) (GROUP_TILE(step) < tiles)
+#else
+  const int steps = tiles;
+#define GROUP_TILE(step) (step)
+#define GROUP_HAS_TILE(step) true
+#endif
   realv a_regs[A_LOADS];
   realv b_regs[B_LOADS];
-  if (tiles > 0) {
-    const bool full = full_block && k_begin + KT <= K;
-    gemm_load_a(a_regs, A, lda, M, K, m0, k_begin, tid, full);
-    gemm_load_b(b_regs, B, ldb, N, K, n0, k_begin, tid, full);
+  if (steps > 0 && GROUP_HAS_TILE(0)) {
+    const int k0 = k_begin + GROUP_TILE(0) * KT;
+    const bool full = full_block && k0 + KT <= K;
+    gemm_load_a(a_regs, A, lda, M, K, m0, k0, tid, full);
+    gemm_load_b(b_regs, B, ldb, N, K, n0, k0, tid, full);
     gemm_store_a(a_tiles, a_regs, tid);
     gemm_store_b(b_tiles, b_regs, tid);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  for (int t = 0; t < tiles; ++t) {
-    const int k_next = k_begin + (t + 1) * KT;
-    const bool has_next = t + 1 < tiles;
+  for (int t = 0; t < steps; ++t) {
+    const int k_next = k_begin + GROUP_TILE(t + 1) * KT;
+    const bool has_next = t + 1 < steps && GROUP_HAS_TILE(t + 1);
     const bool full_next = full_block && k_next + KT <= K;
 #if DOUBLE_BUFFER
     const int cur = t & 1;
@@ -326,14 +387,14 @@ void tessera_gemm(GEMM_PARAMETERS GEMM_SPLIT_K_PARAMETERS) {
       gemm_load_a(a_regs, A, lda, M, K, m0, k_next, tid, full_next);
       gemm_load_b(b_regs, B, ldb, N, K, n0, k_next, tid, full_next);
     }
-    gemm_multiply_tiles(acc, a_tiles + cur * (KT * LA), b_tiles + cur * (KT * LB), lr, lc);
+    if (GROUP_HAS_TILE(t)) gemm_multiply_tiles(acc, a_tiles + cur * (KT * LA), b_tiles + cur * (KT * LB), lr, lc);
     if (has_next) {
       gemm_store_a(a_tiles + (cur ^ 1) * (KT * LA), a_regs, tid);
       gemm_store_b(b_tiles + (cur ^ 1) * (KT * LB), b_regs, tid);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
-    gemm_multiply_tiles(acc, a_tiles, b_tiles, lr, lc);
+    if (GROUP_HAS_TILE(t)) gemm_multiply_tiles(acc, a_tiles, b_tiles, lr, lc);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (has_next) {
       gemm_load_a(a_regs, A, lda, M, K, m0, k_next, tid, full_next);
@@ -344,8 +405,40 @@ void tessera_gemm(GEMM_PARAMETERS GEMM_SPLIT_K_PARAMETERS) {
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
   }
+#undef GROUP_TILE
+#undef GROUP_HAS_TILE
 
+#if KG > 1
+  // The groups' blocks summed in group order, and stored by all the work-items. Every group
+  // leaves its block in local memory (the tiles' memory is free after the loop's last barrier),
+  // each work-item's values at its own vector places (neighbouring work-items on neighbouring
+  // vectors). Then every work-item of the work-group sums and stores every KG x NT-th vector
+  // place, at the position in C of the work-item that held it: no branch on the group, which
+  // PoCL 3.1 took for every group (wg=8x8 with 2 groups: each group stored, beta applied twice).
+#pragma unroll
+  for (int j = 0; j < ITEM_COLS; ++j)
+#pragma unroll
+    for (int v = 0; v < RV; ++v)
+      LOCAL_VSTORE(acc[j][v], group_tiles + kg * (MWG * NWG) + ((j * RV + v) * NT + tid) * VW);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Recomputed, not carried across the barrier (less state for PoCL's work-item loops).
+  const bool full_block_now = m0 + MWG <= M && n0 + NWG <= N;
+  for (int place = (int)get_local_id(0) + (int)get_local_id(1) * WG_ROWS; place < ITEM_COLS * RV * NT;
+       place += KG * NT) {
+    realv sum = LOCAL_VLOAD(group_tiles + place * VW);
+    for (int g = 1; g < KG; ++g) sum += LOCAL_VLOAD(group_tiles + g * (MWG * NWG) + place * VW);
+    const int j = place / NT / RV, v = place / NT % RV;
+    GEMM_COORDS_OF(place % NT, holder_lr, holder_lc);
+    const int r = m0 + v * (WG_ROWS * VW) + holder_lr * VW;
+    const int c = n0 + (j / VW) * (WG_COLS * VW) + holder_lc * VW + j % VW;
 #if SPLIT_K > 1
+    gemm_store_partial_vector(W + (ulong)(batch * SPLIT_K + slice) * (ulong)M * (ulong)N, M, N, r, c,
+                              full_block_now, sum);
+#else
+    gemm_local_store_vector(C, ldc, M, N, r, c, full_block_now, sum, alpha, beta GEMM_EPILOGUE_ARGUMENTS);
+#endif
+  }
+#elif SPLIT_K > 1
   gemm_store_partial(acc, W + (ulong)(batch * SPLIT_K + slice) * (ulong)M * (ulong)N, M, N);
 #else
   gemm_local_store(acc, C, ldc, M, N, alpha, beta GEMM_EPILOGUE_ARGUMENTS);
