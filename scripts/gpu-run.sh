@@ -59,9 +59,10 @@
 #                     after shapes-tune on the same machine, also its database with these timings
 #                     as measured entries (select_defaults.py --measured): nvidia_gpu.json, the one
 #                     to commit
-#   coverage-tune     tune_all --budget (TESSERA_COVERAGE_BUDGET, 24) at configs/shapes/coverage_tune.json's
-#                     shapes (the coverage shapes where no configuration of the database reached 0.9x
-#                     cuBLAS; gen/weak_shapes.py picked them; TESSERA_COVERAGE_SECONDS, 450, stops it:
+#   coverage-tune     tune_all --budget (TESSERA_COVERAGE_BUDGET, 24) at the shapes of
+#                     TESSERA_COVERAGE_TUNE_SHAPES (default configs/shapes/coverage_tune.json: the coverage
+#                     shapes where no configuration of the database reached 0.9x cuBLAS; gen/weak_shapes.py
+#                     picked them; narrow_tune.json: narrow outputs; TESSERA_COVERAGE_SECONDS, 450, stops it:
 #                     213 s on two H200s, about twice that on one), then select_defaults.py into a
 #                     copy of the shipped database: coverage-tune.json
 #                     and nvidia_gpu.json; a coverage-matrix step after it on the machine times that one
@@ -420,9 +421,10 @@ step_coverage-tune() {
   local start=$SECONDS status=0
   tuner_command
   # SIGTERM: what was tuned is saved, the shape cut short marked partial (select_defaults skips it).
-  timeout -s TERM "${TESSERA_COVERAGE_SECONDS:-450}" "${tuner[@]}" --shapes configs/shapes/coverage_tune.json \
+  timeout -s TERM "${TESSERA_COVERAGE_SECONDS:-450}" "${tuner[@]}" \
+    --shapes "${TESSERA_COVERAGE_TUNE_SHAPES:-configs/shapes/coverage_tune.json}" \
     --budget "${TESSERA_COVERAGE_BUDGET:-24}" --reps 3 --rounds 5 --json "$out/coverage-tune.json" || status=1
-  echo "tune_all --shapes coverage_tune.json: exit $status, $((SECONDS - start)) s"
+  echo "tune_all --shapes ${TESSERA_COVERAGE_TUNE_SHAPES:-configs/shapes/coverage_tune.json}: exit $status, $((SECONDS - start)) s"
   [ -f "$out/coverage-tune.json" ] || return 1
   select_into "$coverage_tuned" configs/defaults/nvidia_gpu.json "$out/coverage-tune.json" || status=1
   return $status

@@ -43,6 +43,13 @@ def test_each_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(
         assert not {key(s) for s in coverage["shapes"]} & {key(s) for s in json.loads(path.read_text())["shapes"]}
 
 
+def test_the_narrow_tuning_shapes_share_no_shape_with_a_held_out_one():
+    narrow = {key(s) for s in json.loads((ROOT / "configs/shapes/narrow_tune.json").read_text())["shapes"]}
+    assert len(narrow) == 16 and all(min(m, n) <= 128 for m, n, *_ in narrow)
+    for path in HELD_OUT:
+        assert not narrow & {key(s) for s in json.loads(path.read_text())["shapes"]}
+
+
 def test_the_two_coverage_draws_share_no_shape():
     first, second = (json.loads((ROOT / "configs/shapes" / name).read_text())["shapes"]
                      for name in ("coverage.json", "coverage_second_draw.json"))
