@@ -8,9 +8,11 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <span>
@@ -165,12 +167,74 @@ void check_default_gemm(blas::transpose ta, blas::transpose tb, std::int64_t m, 
 /// Both transposes, for the tests that run each of the four pairs.
 inline constexpr blas::transpose every_transpose[] = {blas::transpose::none, blas::transpose::trans};
 
+/// `params` against OpenBLAS at each m x n x k of `sizes` in every transpose pair, the leading
+/// dimensions padded to odd numbers (unaligned vectors).
+template <typename T>
+void check_every_transpose_at(const blas::gemm_params& params, std::span<const std::array<std::int64_t, 3>> sizes) {
+  for (auto ta : every_transpose)
+    for (auto tb : every_transpose)
+      for (const auto& s : sizes) {
+        gemm_case c;
+        c.trans_a = ta, c.trans_b = tb, c.m = s[0], c.n = s[1], c.k = s[2];
+        c.lda_pad = 1, c.ldb_pad = 2, c.ldc_pad = 1, c.odd_ld = true;
+        check_gemm<T>(params, c);
+      }
+}
+
+/// `params` against OpenBLAS batched (19 x 23 x k, 5 entries with gaps and an offset), storing with
+/// beta = 0 into a NaN-filled C that nothing may read; and at k = 0 (C = beta C).
+template <typename T>
+void check_batched_and_no_k(const blas::gemm_params& params, std::int64_t k) {
+  gemm_case batched;
+  batched.m = 19, batched.n = 23, batched.k = k, batched.batch = 5, batched.stride_gap = 3, batched.offset = 1;
+  batched.beta = 0, batched.nan_in_c = true;
+  check_gemm<T>(params, batched);
+  gemm_case no_k;
+  no_k.m = 9, no_k.n = 11, no_k.k = 0;
+  check_gemm<T>(params, no_k);
+}
+
 /// A small local-family configuration (8 x 8 work-items of 4 x 4, double-buffered, vectors of 2)
 /// with the same K tile for float and double (cache_line_bytes is in bytes), plus `more`.
 template <typename T>
 blas::gemm_params small_local_config(std::string_view more) {
   return blas::parse_gemm_params(fmt::format(
       "local vector_width=2 cache_line_bytes={} item=4x4 wg=8x8 double_buffer=1 {}", 32 * int(sizeof(T) / 4), more));
+}
+
+/// For the kernels that combine partial sums in a fixed order (split-K's slices, k-groups): ten
+/// runs of the same call (37 x 29 x 6151 NN on fresh random data) give the same bits with each of
+/// `fixed_order`, and each result is within rounding of `reference`'s.
+inline void expect_the_same_bits_on_every_run(const blas::gemm_params& reference,
+                                              const std::vector<blas::gemm_params>& fixed_order) {
+  auto& ctx = runtime::context::get();
+  const std::int64_t m = 37, n = 29, k = 6151;
+  const auto a = random_values<float>(m * k);
+  const auto b = random_values<float>(k * n);
+  runtime::device_buffer da(ctx, a.size() * sizeof(float)), db(ctx, b.size() * sizeof(float)),
+      dc(ctx, m * n * sizeof(float));
+  da.write(0, da.bytes(), a.data());
+  db.write(0, db.bytes(), b.data());
+  blas::gemm_arguments<float> args;
+  args.m = m, args.n = n, args.k = k, args.alpha = 1.0f, args.beta = 0.0f;
+  args.a = &da, args.lda = m, args.b = &db, args.ldb = k, args.c = &dc, args.ldc = m;
+  const auto run = [&](const blas::gemm_params& params) {
+    blas::gemm_with(params, args).wait();
+    std::vector<float> out(m * n);
+    dc.read(0, dc.bytes(), out.data());
+    return out;
+  };
+  const auto expected = run(reference);
+  for (const blas::gemm_params& params : fixed_order) {
+    const auto first = run(params);
+    for (int i = 0; i < 10; ++i) {
+      const auto again = run(params);
+      ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0)
+          << blas::to_string(params) << ", run " << i;
+    }
+    for (std::size_t i = 0; i < first.size(); ++i)
+      EXPECT_NEAR(first[i], expected[i], 1e-3f * (1 + std::abs(expected[i]))) << blas::to_string(params);
+  }
 }
 
 /// relu(A B + bias[row]) through a fused epilogue (gemm_common.cl's GEMM_EPILOGUE, as the kernel

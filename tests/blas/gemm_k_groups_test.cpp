@@ -6,10 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
+#include <array>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "blas/gemm_check.hpp"
@@ -31,26 +29,11 @@ template <typename T>
 void matches_openblas_at_odd_sizes() {
   // K tiles (32 bytes: 8 floats or 4 doubles) fewer than the groups (k = 5, 13),
   // not a multiple of them (1003), and a single row or column of C.
-  const std::int64_t sizes[][3] = {{1, 1, 1003}, {33, 17, 13}, {64, 61, 257}, {13, 1, 5}, {40, 72, 100}};
+  const std::array<std::int64_t, 3> sizes[] = {{1, 1, 1003}, {33, 17, 13}, {64, 61, 257}, {13, 1, 5}, {40, 72, 100}};
   // Up to 4 groups: 8 of these 64 work-items are more than NVIDIA's compiler runs this kernel with
   // (256 on an H200: registers); AConfigurationTooLargeForTheDeviceIsRefused covers the refusal.
-  for (int groups : {2, 4})
-    for (auto ta : every_transpose)
-      for (auto tb : every_transpose)
-        for (const auto& s : sizes) {
-          gemm_case c;
-          c.trans_a = ta, c.trans_b = tb, c.m = s[0], c.n = s[1], c.k = s[2];
-          c.lda_pad = 1, c.ldb_pad = 2, c.ldc_pad = 1, c.odd_ld = true;
-          check_gemm<T>(k_groups_config<T>(groups), c);
-        }
-  // Batched, with beta = 0 on a NaN-filled C (nothing may read it), and k = 0.
-  gemm_case batched;
-  batched.m = 19, batched.n = 23, batched.k = 177, batched.batch = 5, batched.stride_gap = 3, batched.offset = 1;
-  batched.beta = 0, batched.nan_in_c = true;
-  check_gemm<T>(k_groups_config<T>(4), batched);
-  gemm_case no_k;
-  no_k.m = 9, no_k.n = 11, no_k.k = 0;
-  check_gemm<T>(k_groups_config<T>(4), no_k);
+  for (int groups : {2, 4}) tessera::testing::check_every_transpose_at<T>(k_groups_config<T>(groups), sizes);
+  tessera::testing::check_batched_and_no_k<T>(k_groups_config<T>(4), 177);
 }
 
 TEST(GemmKGroups, FloatMatchesOpenBlasAtOddSizesAndEveryTranspose) { matches_openblas_at_odd_sizes<float>(); }
@@ -87,32 +70,8 @@ TEST(GemmKGroups, AFusedEpilogueRunsInTheStore) {
 // The groups' blocks are summed in group order, whatever order the groups finished in: ten runs
 // of the same call give the same bits, and they are within rounding of the call without groups.
 TEST(GemmKGroups, GivesTheSameBitsOnEveryRun) {
-  auto& ctx = rt::context::get();
-  const std::int64_t m = 37, n = 29, k = 6151;
-  const auto a = tessera::testing::random_values<float>(m * k);
-  const auto b = tessera::testing::random_values<float>(k * n);
-  rt::device_buffer da(ctx, a.size() * sizeof(float)), db(ctx, b.size() * sizeof(float)), dc(ctx, m * n * sizeof(float));
-  da.write(0, da.bytes(), a.data());
-  db.write(0, db.bytes(), b.data());
-  blas::gemm_arguments<float> args;
-  args.m = m, args.n = n, args.k = k, args.alpha = 1.0f, args.beta = 0.0f;
-  args.a = &da, args.lda = m, args.b = &db, args.ldb = k, args.c = &dc, args.ldc = m;
-  const auto run = [&](int groups) {
-    blas::gemm_with(k_groups_config<float>(groups), args).wait();
-    std::vector<float> out(m * n);
-    dc.read(0, dc.bytes(), out.data());
-    return out;
-  };
-  const auto whole = run(1);
-  for (const int groups : {2, 4}) {
-    const auto first = run(groups);
-    for (int i = 0; i < 10; ++i) {
-      const auto again = run(groups);
-      ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0) << groups << ", run " << i;
-    }
-    for (std::size_t i = 0; i < first.size(); ++i)
-      EXPECT_NEAR(first[i], whole[i], 1e-3f * (1 + std::abs(whole[i]))) << groups;
-  }
+  tessera::testing::expect_the_same_bits_on_every_run(k_groups_config<float>(1),
+                                                      {k_groups_config<float>(2), k_groups_config<float>(4)});
 }
 
 bool breaks(const blas::gemm_params& p, int element_bytes, const blas::gemm_limits& limits, std::string_view rule) {

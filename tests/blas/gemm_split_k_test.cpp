@@ -4,9 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <type_traits>
@@ -32,26 +30,12 @@ template <typename T>
 void matches_openblas_at_odd_sizes() {
   // Few output tiles and long, odd K (slices that end mid-tile and, at k = 1003 with 16 slices
   // of 8-element tiles, a last slice shorter than the others); m, n of 1 and primes.
-  const std::int64_t sizes[][3] = {{1, 1, 1003}, {7, 5, 4099}, {33, 17, 1003}, {64, 61, 2053}, {13, 1, 257}};
+  const std::array<std::int64_t, 3> sizes[] = {{1, 1, 1003}, {7, 5, 4099}, {33, 17, 1003}, {64, 61, 2053}, {13, 1, 257}};
   // 7: a split other than a power of two, as chosen_split_k makes for some tile counts (float only:
   // each split and transpose is a kernel to build).
   for (int split : std::is_same_v<T, float> ? std::vector<int>{4, 7, 16} : std::vector<int>{4, 16})
-    for (auto ta : every_transpose)
-      for (auto tb : every_transpose)
-        for (const auto& s : sizes) {
-          gemm_case c;
-          c.trans_a = ta, c.trans_b = tb, c.m = s[0], c.n = s[1], c.k = s[2];
-          c.lda_pad = 1, c.ldb_pad = 2, c.ldc_pad = 1, c.odd_ld = true;
-          check_gemm<T>(split_config<T>(split), c);
-        }
-  // Batched, with the epilogue-free store of beta = 0 on a NaN-filled C, and k = 0.
-  gemm_case batched;
-  batched.m = 19, batched.n = 23, batched.k = 777, batched.batch = 5, batched.stride_gap = 3, batched.offset = 1;
-  batched.beta = 0, batched.nan_in_c = true;
-  check_gemm<T>(split_config<T>(8), batched);
-  gemm_case no_k;
-  no_k.m = 9, no_k.n = 11, no_k.k = 0;
-  check_gemm<T>(split_config<T>(4), no_k);
+    tessera::testing::check_every_transpose_at<T>(split_config<T>(split), sizes);
+  tessera::testing::check_batched_and_no_k<T>(split_config<T>(8), 777);
 }
 
 TEST(GemmSplitK, FloatMatchesOpenBlasAtOddSizesAndEveryTranspose) { matches_openblas_at_odd_sizes<float>(); }
@@ -236,32 +220,7 @@ TEST(GemmSplitK, AChosenSplitRunsAsItSays) {
 // The partial tiles are summed in slice order, whatever order the work-groups ran in: ten runs
 // of the same call give the same bits (and a different split gives a result within rounding).
 TEST(GemmSplitK, GivesTheSameBitsOnEveryRun) {
-  auto& ctx = rt::context::get();
-  const std::int64_t m = 37, n = 29, k = 6151;
-  const auto a = tessera::testing::random_values<float>(m * k);
-  const auto b = tessera::testing::random_values<float>(k * n);
-  rt::device_buffer da(ctx, a.size() * sizeof(float)), db(ctx, b.size() * sizeof(float)), dc(ctx, m * n * sizeof(float));
-  da.write(0, da.bytes(), a.data());
-  db.write(0, db.bytes(), b.data());
-  blas::gemm_arguments<float> args;
-  args.m = m, args.n = n, args.k = k, args.alpha = 1.0f, args.beta = 0.0f;
-  args.a = &da, args.lda = m, args.b = &db, args.ldb = k, args.c = &dc, args.ldc = m;
-  const auto run = [&](int split) {
-    blas::gemm_with(split_config<float>(split), args).wait();
-    std::vector<float> out(m * n);
-    dc.read(0, dc.bytes(), out.data());
-    return out;
-  };
-  const auto unsplit = run(1);
-  for (const int split : {16, 256}) {
-    const auto first = run(split);
-    for (int i = 0; i < 10; ++i) {
-      const auto again = run(split);
-      ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0) << split << ", run " << i;
-    }
-    for (std::size_t i = 0; i < first.size(); ++i)
-      EXPECT_NEAR(first[i], unsplit[i], 1e-3f * (1 + std::abs(unsplit[i]))) << split;
-  }
+  tessera::testing::expect_the_same_bits_on_every_run(split_config<float>(1), {split_config<float>(16), split_config<float>(256)});
 }
 
 // Each split adds one launch (the sum of the partial tiles).
