@@ -11,7 +11,8 @@ split_probe_few_tiles_h200_2026-11-29.json, benchmark/gemm/split_probe/run.sh's 
 split_probe_narrow_h200_2026-11-29.json, run.sh narrow_set.json narrow_shapes.json: six blocks of
 64 and 128 work-items; split_probe_tall_h200_2026-11-29.json, run.sh tall_set.json tall_shapes.json:
 the 128 x 32 block at counts up to 48; split_probe_mid_h200_2026-11-30.json, run.sh mid_set.json
-mid_shapes.json: six blocks at counts 1 to 6 at twelve mid-size calls). Besides the probes, the
+mid_shapes.json: six blocks at counts 1 to 6 at twelve mid-size calls; split_probe_long_h200_2026-11-30.json,
+run.sh long_set.json long_shapes.json: four blocks at counts up to 16 at ten long-K calls). Besides the probes, the
 pairs measured by the shape-suite runs of 2026-11-29 (one configuration at two counts, one machine
 each; benchmark/RESULTS.md, "Split-K chosen by a model of waves") are scored too.
 The models: waves, ceil(tiles x split / (G x units)) x (ceil(k_tiles / split) + overhead), or
@@ -142,7 +143,8 @@ def main() -> int:
                                  ROOT / "benchmark/results/split_probe_few_tiles_h200_2026-11-29.json",
                                  ROOT / "benchmark/results/split_probe_narrow_h200_2026-11-29.json",
                                  ROOT / "benchmark/results/split_probe_tall_h200_2026-11-29.json",
-                                 ROOT / "benchmark/results/split_probe_mid_h200_2026-11-30.json"])
+                                 ROOT / "benchmark/results/split_probe_mid_h200_2026-11-30.json",
+                                 ROOT / "benchmark/results/split_probe_long_h200_2026-11-30.json"])
     args = parser.parse_args()
     cases = probe_cases(args.probes) + SUITE_PAIRS
     print(f"{len(cases)} (shape, block) cases; per model: geometric mean and minimum of the pick's speed over the best")

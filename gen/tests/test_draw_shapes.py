@@ -50,6 +50,13 @@ def test_the_narrow_tuning_shapes_share_no_shape_with_a_held_out_one():
         assert not narrow & {key(s) for s in json.loads(path.read_text())["shapes"]}
 
 
+def test_the_long_k_split_probe_shares_no_shape_with_a_held_out_one():
+    probe = {key(s) for s in json.loads((ROOT / "benchmark/gemm/split_probe/long_shapes.json").read_text())["shapes"]}
+    assert len(probe) == 10
+    for path in HELD_OUT:
+        assert not probe & {key(s) for s in json.loads(path.read_text())["shapes"]}
+
+
 def test_the_two_coverage_draws_share_no_shape():
     first, second = (json.loads((ROOT / "configs/shapes" / name).read_text())["shapes"]
                      for name in ("coverage.json", "coverage_second_draw.json"))
