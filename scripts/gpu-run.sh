@@ -418,13 +418,12 @@ select_into() {
 coverage_tuned=$build/coverage-tuned
 step_coverage-tune() {
   targets tune_all || return 1
-  local start=$SECONDS status=0
+  local start=$SECONDS status=0 shapes=${TESSERA_COVERAGE_TUNE_SHAPES:-configs/shapes/coverage_tune.json}
   tuner_command
   # SIGTERM: what was tuned is saved, the shape cut short marked partial (select_defaults skips it).
-  timeout -s TERM "${TESSERA_COVERAGE_SECONDS:-450}" "${tuner[@]}" \
-    --shapes "${TESSERA_COVERAGE_TUNE_SHAPES:-configs/shapes/coverage_tune.json}" \
+  timeout -s TERM "${TESSERA_COVERAGE_SECONDS:-450}" "${tuner[@]}" --shapes "$shapes" \
     --budget "${TESSERA_COVERAGE_BUDGET:-24}" --reps 3 --rounds 5 --json "$out/coverage-tune.json" || status=1
-  echo "tune_all --shapes ${TESSERA_COVERAGE_TUNE_SHAPES:-configs/shapes/coverage_tune.json}: exit $status, $((SECONDS - start)) s"
+  echo "tune_all --shapes $shapes: exit $status, $((SECONDS - start)) s"
   [ -f "$out/coverage-tune.json" ] || return 1
   select_into "$coverage_tuned" configs/defaults/nvidia_gpu.json "$out/coverage-tune.json" || status=1
   return $status

@@ -243,8 +243,7 @@ inline void gemm_local_store(const realv acc[ITEM_COLS][RV], global real* C, con
 
 #if SPLIT_K > 1
 // One vector of the raw partial block (no alpha, beta or epilogue: the reduction applies them
-// once, to the sum) into its slice of the workspace W: the k-groups' sum's store. gemm_store_partial
-// keeps the same code in its own body, as gemm_local_store does (gemm_local_store_vector).
+// once, to the sum) into its slice of the workspace W.
 inline void gemm_store_partial_vector(global real* W, const int M, const int N, const int r, const int c,
                                       const bool full_block, const realv value) {
   if (full_block) {
@@ -271,15 +270,7 @@ inline void gemm_store_partial(const realv acc[ITEM_COLS][RV], global real* W, c
 #pragma unroll
     for (int v = 0; v < RV; ++v) {
       const int r = m0 + v * (WG_ROWS * VW) + lr * VW;
-      if (full_block) {
-        VSTORE_ANY(acc[j][v], W + (ulong)r + (ulong)c * (ulong)M);
-      } else {
-        real e[VW];
-        SPLIT_VEC(acc[j][v], e, 0)
-#pragma unroll
-        for (int i = 0; i < VW; ++i)
-          if (r + i < M && c < N) W[(ulong)(r + i) + (ulong)c * (ulong)M] = e[i];
-      }
+      gemm_store_partial_vector(W, M, N, r, c, full_block, acc[j][v]);
     }
   }
 }
