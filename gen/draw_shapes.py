@@ -4,7 +4,12 @@
 transposes uniform; only shapes of 2e7 to 2e11 flops are kept. Writes a shape file in
 configs/shapes/'s form.
 
-  python3 gen/draw_shapes.py --seed S --count N --description TEXT --output FILE
+--regime long-k draws instead the calls whose K is long beside their output: k log-uniform in
+1024..16384 and at least sqrt(m n), m and n log-uniform in 32..8192 with at most 4 waves of
+128 x 64 blocks on 132 compute units (528 blocks). There the measured rule took its block from
+neighbours of a shorter K (benchmark/RESULTS.md, issue 12, the long-K split probe).
+
+  python3 gen/draw_shapes.py --seed S --count N [--regime long-k] --description TEXT --output FILE
 
 The same seed draws the same shapes (Python's random.Random). Use a seed no other shape file used:
 a file drawn for evidence (configs/shapes/coverage.json) must share no shape with the held-out ones.
@@ -19,17 +24,29 @@ import sys
 from pathlib import Path
 
 MIN_FLOPS, MAX_FLOPS = 2e7, 2e11
+LONG_K_MAX_BLOCKS = 4 * 132  # 128 x 64 blocks: four waves of an H200
+REGIMES = ("any", "long-k")
 
 
 def log_uniform(rng: random.Random, low: int, high: int) -> int:
     return int(round(math.exp(rng.uniform(math.log(low), math.log(high)))))
 
 
-def draw(seed: int, count: int) -> list[dict]:
+def is_long_k(m: int, n: int, k: int) -> bool:
+    return k >= 1024 and k * k >= m * n and math.ceil(m / 128) * math.ceil(n / 64) <= LONG_K_MAX_BLOCKS
+
+
+def draw(seed: int, count: int, regime: str = "any") -> list[dict]:
+    if regime not in REGIMES:
+        raise ValueError(f"regime {regime!r}: expected one of {', '.join(REGIMES)}")
     rng = random.Random(seed)
     shapes: list[dict] = []
     while len(shapes) < count:
-        if rng.random() < 0.2:
+        if regime == "long-k":
+            m, n, k, batch = log_uniform(rng, 32, 8192), log_uniform(rng, 32, 8192), log_uniform(rng, 1024, 16384), 1
+            if not is_long_k(m, n, k):
+                continue
+        elif rng.random() < 0.2:
             m, n, k = (log_uniform(rng, 8, 256) for _ in range(3))
             batch = log_uniform(rng, 8, 4096)
         else:
@@ -47,13 +64,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--count", type=int, required=True)
+    parser.add_argument("--regime", choices=REGIMES, default="any",
+                        help="any (the untuned files' draw) or long-k (long K beside few blocks)")
     parser.add_argument("--description", required=True, help="the file's description (say what it is for)")
     parser.add_argument("--output", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.count <= 0:
         print(f"draw_shapes: error: --count {args.count}: expected a positive number", file=sys.stderr)
         return 1
-    document = {"description": args.description, "shapes": draw(args.seed, args.count)}
+    document = {"description": args.description, "shapes": draw(args.seed, args.count, args.regime)}
     args.output.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     return 0
 

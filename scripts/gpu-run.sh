@@ -62,7 +62,8 @@
 #   coverage-tune     tune_all --budget (TESSERA_COVERAGE_BUDGET, 24) at the shapes of
 #                     TESSERA_COVERAGE_TUNE_SHAPES (default configs/shapes/coverage_tune.json: the coverage
 #                     shapes where no configuration of the database reached 0.9x cuBLAS; gen/weak_shapes.py
-#                     picked them; narrow_tune.json: narrow outputs; TESSERA_COVERAGE_SECONDS, 450, stops it:
+#                     picked them; narrow_tune.json: narrow outputs; long_k_draw.json: long K beside few
+#                     blocks, drawn; TESSERA_COVERAGE_SECONDS, 450, stops it:
 #                     213 s on two H200s, about twice that on one), then select_defaults.py into a
 #                     copy of the shipped database: coverage-tune.json
 #                     and nvidia_gpu.json; a coverage-matrix step after it on the machine times that one
@@ -70,7 +71,8 @@
 #                     machine, else the shipped one), measuring each at every shape of
 #                     TESSERA_COVERAGE_SHAPES (default configs/shapes/coverage.json: shapes drawn for
 #                     evidence, none held out; coverage_second_draw.json is a second draw, timed on
-#                     2026-11-30 and not taken: benchmark/RESULTS.md; TESSERA_MATRIX_SECONDS, default
+#                     2026-11-30 and not taken: benchmark/RESULTS.md; long_k_draw.json, 24 of its 40 shapes
+#                     timed on 2026-11-30 and taken; TESSERA_MATRIX_SECONDS, default
 #                     430, stops it), then select_defaults.py --measured --evidence: that database
 #                     with those timings as measured entries: coverage-matrix.json and nvidia_gpu.json
 #                     Both run one tune_all rank per GPU (mpirun) where the machine has several GPUs.

@@ -57,6 +57,28 @@ def test_the_long_k_split_probe_shares_no_shape_with_a_held_out_one():
         assert not probe & {key(s) for s in json.loads(path.read_text())["shapes"]}
 
 
+def test_the_long_k_regime_draws_long_k_beside_few_blocks():
+    shapes = draw_shapes.draw(11, 200, "long-k")
+    assert shapes == draw_shapes.draw(11, 200, "long-k") and len({key(s) for s in shapes}) == 200
+    for s in shapes:
+        m, n, k = s["m"], s["n"], s["k"]
+        assert s["batch"] == 1 and 32 <= m <= 8192 and 32 <= n <= 8192 and 1024 <= k <= 16384
+        assert k * k >= m * n and -(-m // 128) * -(-n // 64) <= draw_shapes.LONG_K_MAX_BLOCKS
+        assert draw_shapes.MIN_FLOPS <= 2.0 * m * n * k <= draw_shapes.MAX_FLOPS
+    assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
+    # The bounds bite: the plain draw has shapes the regime refuses.
+    assert any(not draw_shapes.is_long_k(s["m"], s["n"], s["k"]) for s in draw_shapes.draw(11, 200))
+    with pytest.raises(ValueError, match="regime 'wide': expected one of any, long-k"):
+        draw_shapes.draw(11, 3, "wide")
+
+
+def test_the_long_k_file_is_its_draw_and_shares_no_shape_with_a_held_out_one():
+    drawn = json.loads((ROOT / "configs/shapes/long_k_draw.json").read_text())
+    assert drawn["shapes"] == draw_shapes.draw(20261203, 40, "long-k")
+    for path in HELD_OUT + [ROOT / "configs/shapes" / name for name in ("coverage.json", "coverage_second_draw.json")]:
+        assert not {key(s) for s in drawn["shapes"]} & {key(s) for s in json.loads(path.read_text())["shapes"]}
+
+
 def test_the_two_coverage_draws_share_no_shape():
     first, second = (json.loads((ROOT / "configs/shapes" / name).read_text())["shapes"]
                      for name in ("coverage.json", "coverage_second_draw.json"))
