@@ -35,26 +35,32 @@ HELD_OUT = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untune
             ROOT / "benchmark/gemm/weak_shapes_h200_2026-11-29.json"]
 
 
+def shapes_of(path: Path) -> set:
+    return {key(s) for s in json.loads(path.read_text())["shapes"]}
+
+
+def assert_shares_no_shape(shapes: set, paths: list[Path]) -> None:
+    for path in paths:
+        assert not shapes & shapes_of(path), path.name
+
+
 @pytest.mark.parametrize("name, seed", [("coverage.json", 20261130), ("coverage_second_draw.json", 20261202)])
 def test_each_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(name, seed):
     coverage = json.loads((ROOT / "configs/shapes" / name).read_text())
     assert coverage["shapes"] == draw_shapes.draw(seed, 64)
-    for path in HELD_OUT:
-        assert not {key(s) for s in coverage["shapes"]} & {key(s) for s in json.loads(path.read_text())["shapes"]}
+    assert_shares_no_shape({key(s) for s in coverage["shapes"]}, HELD_OUT)
 
 
 def test_the_narrow_tuning_shapes_share_no_shape_with_a_held_out_one():
-    narrow = {key(s) for s in json.loads((ROOT / "configs/shapes/narrow_tune.json").read_text())["shapes"]}
+    narrow = shapes_of(ROOT / "configs/shapes/narrow_tune.json")
     assert len(narrow) == 16 and all(min(m, n) <= 128 for m, n, *_ in narrow)
-    for path in HELD_OUT:
-        assert not narrow & {key(s) for s in json.loads(path.read_text())["shapes"]}
+    assert_shares_no_shape(narrow, HELD_OUT)
 
 
 def test_the_long_k_split_probe_shares_no_shape_with_a_held_out_one():
-    probe = {key(s) for s in json.loads((ROOT / "benchmark/gemm/split_probe/long_shapes.json").read_text())["shapes"]}
+    probe = shapes_of(ROOT / "benchmark/gemm/split_probe/long_shapes.json")
     assert len(probe) == 10
-    for path in HELD_OUT:
-        assert not probe & {key(s) for s in json.loads(path.read_text())["shapes"]}
+    assert_shares_no_shape(probe, HELD_OUT)
 
 
 def test_the_long_k_regime_draws_long_k_beside_few_blocks():
@@ -75,14 +81,12 @@ def test_the_long_k_regime_draws_long_k_beside_few_blocks():
 def test_the_long_k_file_is_its_draw_and_shares_no_shape_with_a_held_out_one():
     drawn = json.loads((ROOT / "configs/shapes/long_k_draw.json").read_text())
     assert drawn["shapes"] == draw_shapes.draw(20261203, 40, "long-k")
-    for path in HELD_OUT + [ROOT / "configs/shapes" / name for name in ("coverage.json", "coverage_second_draw.json")]:
-        assert not {key(s) for s in drawn["shapes"]} & {key(s) for s in json.loads(path.read_text())["shapes"]}
+    assert_shares_no_shape({key(s) for s in drawn["shapes"]},
+                           HELD_OUT + [ROOT / "configs/shapes" / name for name in ("coverage.json", "coverage_second_draw.json")])
 
 
 def test_the_two_coverage_draws_share_no_shape():
-    first, second = (json.loads((ROOT / "configs/shapes" / name).read_text())["shapes"]
-                     for name in ("coverage.json", "coverage_second_draw.json"))
-    assert not {key(s) for s in first} & {key(s) for s in second}
+    assert_shares_no_shape(shapes_of(ROOT / "configs/shapes/coverage.json"), [ROOT / "configs/shapes/coverage_second_draw.json"])
 
 
 def test_a_count_below_one_is_refused(tmp_path, capsys):

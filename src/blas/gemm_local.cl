@@ -326,6 +326,8 @@ void tessera_gemm(GEMM_PARAMETERS GEMM_SPLIT_K_PARAMETERS) {
   const int first_tile = min(all_tiles, slice * slice_tiles);
   const int tiles = min(all_tiles, first_tile + slice_tiles) - first_tile;
   const int k_begin = first_tile * KT;
+// This work-group's slice of the workspace W (one M x N matrix per batch entry and slice).
+#define SLICE_WORKSPACE (W + (ulong)(batch * SPLIT_K + slice) * (ulong)M * (ulong)N)
 #else
   const int batch = (int)get_global_id(2);
   const int tiles = all_tiles;
@@ -423,17 +425,17 @@ void tessera_gemm(GEMM_PARAMETERS GEMM_SPLIT_K_PARAMETERS) {
     const int r = m0 + v * (WG_ROWS * VW) + holder_lr * VW;
     const int c = n0 + (j / VW) * (WG_COLS * VW) + holder_lc * VW + j % VW;
 #if SPLIT_K > 1
-    gemm_store_partial_vector(W + (ulong)(batch * SPLIT_K + slice) * (ulong)M * (ulong)N, M, N, r, c,
-                              full_block_now, sum);
+    gemm_store_partial_vector(SLICE_WORKSPACE, M, N, r, c, full_block_now, sum);
 #else
     gemm_local_store_vector(C, ldc, M, N, r, c, full_block_now, sum, alpha, beta GEMM_EPILOGUE_ARGUMENTS);
 #endif
   }
 #elif SPLIT_K > 1
-  gemm_store_partial(acc, W + (ulong)(batch * SPLIT_K + slice) * (ulong)M * (ulong)N, M, N);
+  gemm_store_partial(acc, SLICE_WORKSPACE, M, N);
 #else
   gemm_local_store(acc, C, ldc, M, N, alpha, beta GEMM_EPILOGUE_ARGUMENTS);
 #endif
+#undef SLICE_WORKSPACE
 }
 
 #if PRETRANSPOSE

@@ -85,7 +85,7 @@ TEST(GemmDefaults, TunedWinnersOfTheDeviceComeFirst) {
       EXPECT_EQ(choice.entry->transposes, (std::string{ta ? 't' : 'n', tb ? 't' : 'n'}));
     }
   // Shapes far from every tuned one fall back to the vendor's entries. (64^3 is no longer one:
-  // the long-K evidence shape 121 x 76 x 6890 lies within max_shape_distance of it.)
+  // the long-K draw's tuned shape 121 x 76 x 6890 lies within max_shape_distance of it.)
   const auto small = blas::choose_default(h200, 4, blas::gemm_problem_shape{16, 16, 16, 1});
   EXPECT_EQ(small.entry->level, blas::gemm_match_level::vendor);
   EXPECT_EQ(small.entry->problem, "small");
