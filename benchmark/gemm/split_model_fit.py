@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scores the split-K cost model of blas::chosen_split_k (include/tessera/blas/gemm_config.hpp)
-against split counts measured on a device, for several constants: which count each model picks at
-each measured (shape, block), and what that count ran at, over the best count measured there.
+against split counts measured on a device, for several forms and constants: which count each model
+picks at each measured (shape, block), and what that count ran at, over the best count measured there.
 
   python3 benchmark/gemm/split_model_fit.py [PROBE.json ...]
 
@@ -12,17 +12,23 @@ split_probe_narrow_h200_2026-11-29.json, run.sh narrow_set.json narrow_shapes.js
 64 and 128 work-items; split_probe_tall_h200_2026-11-29.json, run.sh tall_set.json tall_shapes.json:
 the 128 x 32 block at counts up to 48; split_probe_mid_h200_2026-11-30.json, run.sh mid_set.json
 mid_shapes.json: six blocks at counts 1 to 6 at twelve mid-size calls; split_probe_long_h200_2026-11-30.json,
-run.sh long_set.json long_shapes.json: four blocks at counts up to 16 at ten long-K calls). Besides the probes, the
+run.sh long_set.json long_shapes.json: four blocks at counts up to 16 at ten long-K calls;
+split_probe_k_groups_h200_2026-11-30.json, run.sh k_groups_set.json k_groups_shapes.json: three
+k-group blocks and the 128 x 64 block at counts up to 16 at six calls). Besides the probes, the
 pairs measured by the shape-suite runs of 2026-11-29 (one configuration at two counts, one machine
 each; benchmark/RESULTS.md, "Split-K chosen by a model of waves") are scored too.
-The models: waves, ceil(tiles x split / (G x units)) x (ceil(k_tiles / split) + overhead), or
-batches (blas::split_k_model_time, committed: holds 2, busy from 1.5, overhead 12): the busiest
-unit's ceil(tiles x split / units) work-groups in batches of holds x G, the last as long as at least
-busy_from x G, over G, x (ceil(k_tiles / split) + overhead). A split is taken where 5% faster than
-whole, from 1 to 256 with 8 K tiles a slice or more. G is either one constant for every block, or
-per block: unit_outputs over the block's outputs, at most 2048 work-items over twice its work-items
-(blas::split_k_groups_per_unit). Last, the committed model with the second launch's cost
-(blas::split_k_second_launch_time) at 0, 128 (committed) and 256 elements of K.
+
+The model (blas::split_k_model_time): the busiest unit's ceil(tiles x split / units) work-groups
+run in batches of H at once, a last batch of fewer than busy_from x G (at most H) as long as that
+many, over G, each taking ceil(k_tiles / split) K tiles plus a slice's overhead; a split also pays
+the second launch. G (blas::split_k_groups_per_unit): 16384 outputs over the work-group's, at most
+1024 work-items over its own. H (blas::split_k_groups_held): what fits a unit, 32768 outputs, 2048
+work-items and (committed) unit_local bytes of local memory with 1 KiB more a work-group, never
+fewer than G. The earlier model (to 2026-11-30) had H = 2 G for every block and an overhead of 12
+K tiles whatever their size; the committed one counts the overhead in elements of K (96) and a
+work-group's outputs once per k-group. A split is taken where 5% faster than whole, from 1 to 256
+with 8 K tiles a slice or more. Last, each probe file is left out of the fit in turn: the constants
+that score best on the others, scored on it.
 """
 from __future__ import annotations
 
@@ -31,6 +37,7 @@ import json
 import math
 import re
 import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,35 +50,72 @@ RULES = load_rule_table(params=PARAMS)
 UNITS = 132  # the H200's compute units
 GAIN = 1.05
 MIN_SLICE_K_TILES = 8
+UNIT_OUTPUTS = 16384  # blas::split_k_unit_outputs
+SECOND_LAUNCH_K = 128  # blas::split_k_second_launch_k
 
-UNIT_WORK_ITEMS = 2048
-UNIT_OUTPUTS = 16384  # blas::split_k_unit_outputs, committed
 
-# (m, n, k, batch, transposes), (block rows, block cols, K tile, work-items), {split: GFLOP/s}:
-# one configuration at two counts in two shape-suite runs (the earlier rule's pick and a model's).
+@dataclass(frozen=True)
+class Block:
+    rows: int
+    cols: int
+    k_tile: int
+    work_items: int
+    local_bytes: int
+    k_groups: int = 1
+
+
+@dataclass(frozen=True)
+class Model:
+    """A form of the split model and its constants."""
+    unit_local_bytes: int | None = 84 * 1024  # None: H = 2 G, the earlier model
+    overhead_k: float = 96.0  # a slice's overhead in elements of K
+    overhead_in_k_tiles: float | None = None  # or in K tiles, whatever their size (earlier: 12)
+    busy_from: float = 1.5
+    k_group_outputs: bool = True  # a work-group's outputs once per k-group
+
+    def groups(self, block: Block) -> tuple[int, int]:
+        outputs = block.rows * block.cols * (block.k_groups if self.k_group_outputs else 1)
+        busy = max(1, min(UNIT_OUTPUTS // outputs, 1024 // block.work_items))
+        if self.unit_local_bytes is None:
+            return busy, 2 * busy
+        held = min(2 * UNIT_OUTPUTS // outputs, 2048 // block.work_items,
+                   self.unit_local_bytes // (block.local_bytes + 1024))
+        return busy, max(held, busy)
+
+    def time(self, block: Block, tiles: int, k_tiles: int, split: int) -> float:
+        busy, held = self.groups(block)
+        overhead = self.overhead_in_k_tiles if self.overhead_in_k_tiles is not None else self.overhead_k / block.k_tile
+        per_unit = math.ceil(tiles * split / UNITS)
+        full = per_unit // held
+        rest = per_unit - full * held
+        batches = (full * held + (max(rest, min(self.busy_from * busy, held)) if rest > 0 else 0.0)) / busy
+        second = SECOND_LAUNCH_K * UNIT_OUTPUTS / (busy * block.rows * block.cols * block.k_tile) if split > 1 else 0.0
+        return batches * (math.ceil(k_tiles / split) + overhead) + second
+
+
+EARLIER = Model(unit_local_bytes=None, overhead_in_k_tiles=12.0, k_group_outputs=False)
+COMMITTED = Model()
+
+# (m, n, k, batch, transposes), block, {split: GFLOP/s}: one configuration at two counts in two
+# shape-suite runs (the earlier rule's pick and a model's).
 SUITE_PAIRS = [
-    ((768, 768, 4096, 1, "nt"), (128, 128, 8, 256), {7: 35569.0, 13: 28899.0}),
-    ((768, 768, 3072, 1, "tn"), (128, 128, 16, 256), {7: 32781.0, 8: 26112.0}),
-    ((6144, 1024, 1024, 1, "nn"), (128, 128, 16, 256), {1: 42422.0, 2: 34502.0}),
-    ((2500, 1200, 700, 1, "nt"), (128, 64, 16, 128), {1: 36674.0, 2: 30191.0}),
+    ((768, 768, 4096, 1, "nt"), Block(128, 128, 8, 256, 16384), {7: 35569.0, 13: 28899.0}),
+    ((768, 768, 3072, 1, "tn"), Block(128, 128, 16, 256, 32768), {7: 32781.0, 8: 26112.0}),
+    ((6144, 1024, 1024, 1, "nn"), Block(128, 128, 16, 256, 32768), {1: 42422.0, 2: 34502.0}),
+    ((2500, 1200, 700, 1, "nt"), Block(128, 64, 16, 128, 24576), {1: 36674.0, 2: 30191.0}),
 ]
 
 
-def block_of(configuration: str, element_bytes: int = 4) -> tuple[int, int, int, int]:
-    """(block rows, block cols, K tile, work-items) of a configuration, as gemm_rules.def derives them."""
+def block_of(configuration: str, element_bytes: int = 4) -> Block:
+    """A configuration's block, as gemm_rules.def derives it."""
     config = PARAMS.config_class().from_text(configuration)
-    values = RULES.evaluate(config.rule_inputs(element_bytes, compile_time_limits()))
-    return values["block_rows"], values["block_cols"], values["k_tile"], values["work_group_size"]
-
-
-def groups_per_unit(block: tuple, model: int | tuple[str, int]) -> int:
-    """A constant count, or ("outputs", unit_outputs): blas::split_k_groups_per_unit's form."""
-    if isinstance(model, int):
-        return model
-    return max(1, min(model[1] // (block[0] * block[1]), UNIT_WORK_ITEMS // (2 * block[3])))
+    v = RULES.evaluate(config.rule_inputs(element_bytes, compile_time_limits()))
+    return Block(v["block_rows"], v["block_cols"], v["k_tile"], v["work_group_size"], v["local_memory_bytes"],
+                 v["k_groups"])
 
 
 def probe_cases(paths: list[Path]) -> list[tuple]:
+    """(shape, block, {split: GFLOP/s}, file) of every configuration timed at 3 counts or more."""
     cases: dict[tuple, dict[int, float]] = {}
     for path in paths:
         for run in json.loads(path.read_text())["runs"]:
@@ -82,96 +126,76 @@ def probe_cases(paths: list[Path]) -> list[tuple]:
                 split = int(re.search(r"split_k=(\d+)", r["configuration"]).group(1))
                 if split == 0:  # chosen at the call (a default row): not a count the probe set
                     continue
-                key = (shape, block_of(r["configuration"]), re.sub(r" split_k=\d+", "", r["configuration"]))
+                key = (shape, re.sub(r" split_k=\d+", "", r["configuration"]), path.name)
                 counts = cases.setdefault(key, {})
                 counts[split] = max(counts.get(split, 0.0), r["gflops"]["median"])
-    return [(shape, block, counts) for (shape, block, _), counts in cases.items() if len(counts) >= 3]
+    return [(shape, block_of(f"{configuration} split_k=1"), counts, name)
+            for (shape, configuration, name), counts in cases.items() if len(counts) >= 3]
 
 
-def model_time(tiles: int, k_tiles: int, split: int, groups_per_unit: int, overhead: int,
-               batches: tuple[float, float] | None = None) -> float:
-    """Waves of groups_per_unit a unit; or, with batches = (holds, busy_from), blas::split_k_model_time's
-    form: the busiest unit's work-groups in batches of holds x G, the last taking at least busy_from x G."""
-    slice_time = math.ceil(k_tiles / split) + overhead
-    if batches is None:
-        return math.ceil(tiles * split / (groups_per_unit * UNITS)) * slice_time
-    per_unit = math.ceil(tiles * split / UNITS)
-    held, fewest = batches[0] * groups_per_unit, batches[1] * groups_per_unit
-    full = math.floor(per_unit / held)
-    rest = per_unit - full * held
-    return (full * held + (max(rest, fewest) if rest > 0 else 0.0)) / groups_per_unit * slice_time
-
-
-def pick(shape: tuple, block: tuple, counts: dict[int, float], model: int | tuple[str, int], overhead: int,
-         batches: tuple[float, float] | None = None, second_launch_k: int = 0) -> int:
-    """The model's count among those measured (the rule searches all; the probe timed some). A split
-    also pays the second launch: second_launch_k elements of K for unit_outputs outputs
-    (blas::split_k_second_launch_time; committed: 128)."""
+def pick(model: Model, shape: tuple, block: Block, counts: dict[int, float]) -> int:
+    """The model's count among those measured (the rule searches all; the probe timed some)."""
     m, n, k, batch, _ = shape
-    tiles = math.ceil(m / block[0]) * math.ceil(n / block[1]) * batch
-    k_tiles = math.ceil(k / block[2])
-    groups = groups_per_unit(block, model)
-    second = second_launch_k * UNIT_OUTPUTS / (groups * block[0] * block[1] * block[2])
-    time = lambda s: model_time(tiles, k_tiles, s, groups, overhead, batches) + (second if s > 1 else 0.0)  # noqa: E731
+    tiles = math.ceil(m / block.rows) * math.ceil(n / block.cols) * batch
+    k_tiles = math.ceil(k / block.k_tile)
     allowed = [s for s in counts if s == 1 or k_tiles >= MIN_SLICE_K_TILES * s]
-    best = min(allowed, key=lambda s: (time(s), s))
-    return best if 1 not in counts or time(1) >= GAIN * time(best) else 1
-
-
-def earlier_rule(tiles: int, k_tiles: int) -> int:
-    """chosen_split_k before the model (7eb8be4): split only below one tile a unit, the largest power
-    of two within two work-groups a unit and 16 K tiles a slice, or a count that fills the waves of
-    one a unit 1.2x better."""
-    if tiles >= UNITS:
+    best = min(allowed, key=lambda s: (model.time(block, tiles, k_tiles, s), s))
+    if 1 in counts and model.time(block, tiles, k_tiles, 1) < GAIN * model.time(block, tiles, k_tiles, best):
         return 1
-    split = 1
-    while split < 256 and tiles * 2 * split <= 2 * UNITS and k_tiles >= 16 * split:
-        split *= 2
-    fill = lambda s: tiles * s / (math.ceil(tiles * s / UNITS) * UNITS)
-    best = split
-    for s in range(2, 257):
-        if tiles * s <= 2 * UNITS and k_tiles >= MIN_SLICE_K_TILES * s and \
-                fill(s) > fill(best) * (1.2 if best == split else 1.0):
-            best = s
     return best
+
+
+def scores(model: Model, cases: list[tuple]) -> list[float]:
+    return [counts[pick(model, shape, block, counts)] / max(counts.values()) for shape, block, counts, *_ in cases]
+
+
+def geometric_mean(values: list[float]) -> float:
+    return math.exp(sum(map(math.log, values)) / len(values))
+
+
+def summary(model: Model, cases: list[tuple]) -> str:
+    s = scores(model, cases)
+    return f"{geometric_mean(s):.3f}, min {min(s):.2f}, below 0.85 at {sum(x < 0.85 for x in s)}"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("probes", nargs="*", type=Path,
-                        default=[ROOT / "benchmark/results/split_probe_h200_2026-11-29.json",
-                                 ROOT / "benchmark/results/split_probe_few_tiles_h200_2026-11-29.json",
-                                 ROOT / "benchmark/results/split_probe_narrow_h200_2026-11-29.json",
-                                 ROOT / "benchmark/results/split_probe_tall_h200_2026-11-29.json",
-                                 ROOT / "benchmark/results/split_probe_mid_h200_2026-11-30.json",
-                                 ROOT / "benchmark/results/split_probe_long_h200_2026-11-30.json"])
+                        default=[ROOT / "benchmark/results" / name for name in (
+                            "split_probe_h200_2026-11-29.json", "split_probe_few_tiles_h200_2026-11-29.json",
+                            "split_probe_narrow_h200_2026-11-29.json", "split_probe_tall_h200_2026-11-29.json",
+                            "split_probe_mid_h200_2026-11-30.json", "split_probe_long_h200_2026-11-30.json",
+                            "split_probe_k_groups_h200_2026-11-30.json")])
     args = parser.parse_args()
-    cases = probe_cases(args.probes) + SUITE_PAIRS
-    print(f"{len(cases)} (shape, block) cases; per model: geometric mean and minimum of the pick's speed over the best")
-    earlier = []
-    for shape, block, counts in cases:
-        m, n, k, batch, _ = shape
-        split = earlier_rule(math.ceil(m / block[0]) * math.ceil(n / block[1]) * batch, math.ceil(k / block[2]))
-        earlier.append(counts[min(counts, key=lambda s: abs(s - split))] / max(counts.values()))
-    print(f"  the earlier rule (the nearest count measured): "
-          f"{math.exp(sum(map(math.log, earlier)) / len(earlier)):.3f}, min {min(earlier):.2f}")
-    models = [(m, None) for m in (1, 2, ("outputs", 8192), ("outputs", 16384), ("outputs", 32768))]
-    models += [(("outputs", 16384), (2.0, 1.5)), (("outputs", 16384), (2.0, 1.0)), (("outputs", 16384), (1.0, 1.0))]
-    for model, batches in models:
-        name = f"{model} a unit" if isinstance(model, int) else f"{model[1]} outputs a unit"
-        if batches is not None:
-            name += f", batches of {batches[0]:g}, at least {batches[1]:g}"
-        for overhead in (4, 8, 12, 16, 24):
-            scores = [counts[pick(shape, block, counts, model, overhead, batches)] / max(counts.values())
-                      for shape, block, counts in cases]
-            mean = math.exp(sum(map(math.log, scores)) / len(scores))
-            print(f"  {name:>50}, overhead {overhead:2d} K tiles: {mean:.3f}, min {min(scores):.2f}")
-    # The committed model with the second launch's cost (none of the probes is a call of a few us).
-    for second_launch_k in (0, 128, 256):
-        scores = [counts[pick(shape, block, counts, ("outputs", UNIT_OUTPUTS), 12, (2.0, 1.5), second_launch_k)] /
-                  max(counts.values()) for shape, block, counts in cases]
-        print(f"  committed model, second launch {second_launch_k:3d} elements of K: "
-              f"{math.exp(sum(map(math.log, scores)) / len(scores)):.3f}, min {min(scores):.2f}")
+    cases = probe_cases(args.probes) + [(*pair, "suite pairs") for pair in SUITE_PAIRS]
+    k_group_cases = [c for c in cases if c[1].k_groups > 1]
+    print(f"{len(cases)} (shape, block) cases ({len(k_group_cases)} of k-group blocks); per model: geometric "
+          "mean and minimum of the pick's speed over the best count measured, and how many below 0.85")
+    print(f"  earlier model (H = 2 G, overhead 12 K tiles): {summary(EARLIER, cases)}")
+    print(f"  committed model: {summary(COMMITTED, cases)}; at k-group blocks {summary(COMMITTED, k_group_cases)}")
+    print(f"    outputs not counted per k-group: {summary(replace(COMMITTED, k_group_outputs=False), cases)}; "
+          f"at k-group blocks {summary(replace(COMMITTED, k_group_outputs=False), k_group_cases)}")
+    print(f"    H = 2 G: {summary(replace(COMMITTED, unit_local_bytes=None), cases)}")
+    print(f"    overhead 6 K tiles whatever their size: {summary(replace(COMMITTED, overhead_in_k_tiles=6.0), cases)}")
+    grid = [replace(COMMITTED, unit_local_bytes=kib * 1024, overhead_k=float(overhead))
+            for kib in (68, 76, 84, 92, 100) for overhead in (48, 96, 192)]
+    for model in grid:
+        print(f"    {model.unit_local_bytes // 1024:3d} KiB a unit, overhead {model.overhead_k:3.0f} elements of K: "
+              f"{summary(model, cases)}")
+    # Each probe file left out in turn: the grid's best on the others, scored on it.
+    files = sorted({c[3] for c in cases})
+    left_out, earlier = [], []
+    for name in files:
+        fitted = [c for c in cases if c[3] != name]
+        best = max(grid, key=lambda model: sum(map(math.log, scores(model, fitted))))
+        held = [c for c in cases if c[3] == name]
+        left_out += scores(best, held)
+        earlier += scores(EARLIER, held)
+        print(f"  left out {name}: {best.unit_local_bytes // 1024} KiB, overhead {best.overhead_k:.0f} fitted on the "
+              f"others; there {geometric_mean(scores(best, held)):.3f} (earlier model "
+              f"{geometric_mean(scores(EARLIER, held)):.3f}, {len(held)} cases)")
+    print(f"  each file left out in turn: {geometric_mean(left_out):.3f}, the earlier model "
+          f"{geometric_mean(earlier):.3f}")
     return 0
 
 

@@ -25,14 +25,28 @@ namespace {
 // The share of the slots of whole waves (one work-group per compute unit) that the work-groups fill.
 double wave_fill(double groups, double units) { return groups / (std::ceil(groups / units) * units); }
 
+// The outputs a work-group of the split model holds: its block's, once per k-group (each sums its
+// own share of K in registers: a 64 x 64 block in two k-groups keeps 8192).
+std::int64_t outputs_held(const gemm_rule_values& derived) {
+  return std::max<std::int64_t>(derived.block_rows, 1) * std::max<std::int64_t>(derived.block_cols, 1) *
+         std::max<std::int64_t>(derived.k_groups, 1);
+}
+
 }  // namespace
 
 std::int64_t split_k_groups_per_unit(const gemm_rule_values& derived) {
-  const std::int64_t outputs = std::max<std::int64_t>(derived.block_rows, 1) * std::max<std::int64_t>(derived.block_cols, 1);
-  const std::int64_t by_outputs = split_k_unit_outputs / outputs;
-  const std::int64_t by_work_items =
-      split_k_unit_work_items / (split_k_unit_holds * std::max<std::int64_t>(derived.work_group_size, 1));
-  return std::max<std::int64_t>(std::min(by_outputs, by_work_items), 1);
+  const std::int64_t outputs = outputs_held(derived);
+  const std::int64_t work_items = std::max<std::int64_t>(derived.work_group_size, 1);
+  return std::max<std::int64_t>(std::min(split_k_unit_outputs / outputs, split_k_busy_work_items / work_items), 1);
+}
+
+std::int64_t split_k_groups_held(const gemm_rule_values& derived) {
+  const std::int64_t outputs = outputs_held(derived);
+  const std::int64_t work_items = std::max<std::int64_t>(derived.work_group_size, 1);
+  const std::int64_t local_memory = derived.local_memory_bytes + split_k_local_memory_reserve_bytes;
+  const std::int64_t fit = std::min({split_k_unit_held_outputs / outputs, split_k_unit_work_items / work_items,
+                                     split_k_unit_local_memory_bytes / local_memory});
+  return std::max(fit, split_k_groups_per_unit(derived));
 }
 
 double split_k_second_launch_time(const gemm_rule_values& derived) {
@@ -44,18 +58,22 @@ double split_k_second_launch_time(const gemm_rule_values& derived) {
          (outputs * double(std::max<std::int64_t>(derived.k_tile, 1)));
 }
 
+double split_k_slice_overhead_time(const gemm_rule_values& derived) {
+  return double(split_k_slice_overhead_k) / double(std::max<std::int64_t>(derived.k_tile, 1));
+}
+
 double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t groups_per_unit,
-                          std::int64_t compute_units) {
+                          std::int64_t groups_held, double slice_overhead, std::int64_t compute_units) {
   const double slices = double(std::max<std::int64_t>(split, 1));
   const double busy = double(std::max<std::int64_t>(groups_per_unit, 1));
   // The busiest unit's work-groups, in batches of what it holds at once; a last batch of fewer
-  // than split_k_unit_busy_from x G takes as long as that many.
+  // than split_k_unit_busy_from x G (at most a whole batch) takes as long as that many.
   const double per_unit = std::ceil(double(std::max<std::int64_t>(tiles, 1)) * slices /
                                     double(std::max<std::int64_t>(compute_units, 1)));
-  const double held = double(split_k_unit_holds) * busy, fewest = split_k_unit_busy_from * busy;
+  const double held = std::max(double(groups_held), busy), fewest = std::min(split_k_unit_busy_from * busy, held);
   const double full_batches = std::floor(per_unit / held), rest = per_unit - full_batches * held;
   const double batches = (full_batches * held + (rest > 0.0 ? std::max(rest, fewest) : 0.0)) / busy;
-  return batches * (std::ceil(double(std::max<std::int64_t>(k_tiles, 0)) / slices) + double(split_k_slice_overhead_k_tiles));
+  return batches * (std::ceil(double(std::max<std::int64_t>(k_tiles, 0)) / slices) + std::max(slice_overhead, 0.0));
 }
 
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -65,7 +83,8 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   const gemm_rule_values d = derive(params, element_bytes);
   const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (std::max<std::int64_t>(a, 0) + b - 1) / b; };
   const std::int64_t units = std::max<std::int64_t>(compute_units, 1);
-  const std::int64_t groups_per_unit = split_k_groups_per_unit(d);
+  const std::int64_t groups_per_unit = split_k_groups_per_unit(d), groups_held = split_k_groups_held(d);
+  const double overhead = split_k_slice_overhead_time(d);
   // From this many tiles on no split gains chosen_split_gain in the model: a split's time is at
   // least tiles / (units x groups_per_unit) x (k_tiles + overhead), the whole call's at most
   // (1 + split_k_unit_busy_from x groups_per_unit) / groups_per_unit x (k_tiles + overhead) more.
@@ -81,11 +100,11 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   }
   const std::int64_t k_tiles = ceil_div(k, std::max<std::int64_t>(d.k_tile, 1));
   const std::int64_t most = std::min<std::int64_t>(max_chosen_split_k, k_tiles / min_split_k_slice_k_tiles);
-  const double whole = split_k_model_time(tiles, k_tiles, 1, groups_per_unit, units);
+  const double whole = split_k_model_time(tiles, k_tiles, 1, groups_per_unit, groups_held, overhead, units);
   std::int64_t best = 1;
   double best_time = whole;
   for (std::int64_t s = 2; s <= most; ++s)
-    if (const double t = split_k_model_time(tiles, k_tiles, s, groups_per_unit, units); t < best_time)
+    if (const double t = split_k_model_time(tiles, k_tiles, s, groups_per_unit, groups_held, overhead, units); t < best_time)
       best = s, best_time = t;
   return best > 1 && whole >= chosen_split_gain * (best_time + split_k_second_launch_time(d)) ? int(best) : 1;
 }

@@ -62,37 +62,47 @@ TEST(GemmSplitK, ManySlicesFloat) { many_slices_match_openblas<float>(); }
 TEST(GemmSplitK, ManySlicesDouble) { many_slices_match_openblas<double>(); }
 
 // chosen_split_k on a device of 132 compute units (an H100 or H200), for a configuration of
-// 64 x 64 blocks of 256 work-items and K tiles of 16 floats (four work-groups a unit in the
-// model): split_k_model_time's fastest count.
+// 64 x 64 blocks of 256 work-items and K tiles of 16 floats (four work-groups keep a unit busy,
+// and four fit it at once: their 16 KiB of local memory each): split_k_model_time's fastest count.
 TEST(GemmSplitK, ChosenSplitFollowsTheModel) {
   const blas::gemm_params p =
       blas::parse_gemm_params("local cache_line_bytes=64 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0");
   const auto chosen = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1) {
     return blas::chosen_split_k(p, 4, m, n, k, batch, 132);
   };
+  ASSERT_EQ(blas::derive(p, 4).local_memory_bytes, 16384);
   EXPECT_EQ(blas::split_k_groups_per_unit(blas::derive(p, 4)), 4);  // 16384 outputs over 64 x 64
-  // The model by hand: one tile and 4096 K tiles whole, one work-group, as long as 6 (1.5 x 4), so
-  // 6 / 4 x (4096 + 12); in 256 slices 2 a unit, also as long as 6: 6 / 4 x (16 + 12).
-  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 1, 4, 132), 1.5 * (4096.0 + 12.0));
-  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 256, 4, 132), 1.5 * (16.0 + 12.0));
-  // 1058 groups: 9 on the busiest unit, a batch of 8 and one as long as 6: (8 + 6) / 4.
-  EXPECT_DOUBLE_EQ(blas::split_k_model_time(529, 100, 2, 4, 132), 3.5 * (50.0 + 12.0));
-  // 266 groups of a block that keeps a unit busy alone: 3 a unit, a batch of 2 and one of 1.5.
-  EXPECT_DOUBLE_EQ(blas::split_k_model_time(133, 100, 2, 1, 132), 3.5 * (50.0 + 12.0));
+  EXPECT_EQ(blas::split_k_groups_held(blas::derive(p, 4)), 4);      // 84 KiB over 16 + 1 KiB
+  EXPECT_DOUBLE_EQ(blas::split_k_slice_overhead_time(blas::derive(p, 4)), 6.0);  // 96 elements of K
+  // The model by hand: one tile and 4096 K tiles whole, one work-group, as long as a batch of 4
+  // (1.5 x 4 is more than the unit holds), so 4 / 4 x (4096 + 6); in 256 slices 2 a unit, also as
+  // long as 4: (16 + 6).
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 1, 4, 4, 6.0, 132), 4096.0 + 6.0);
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(1, 4096, 256, 4, 4, 6.0, 132), 16.0 + 6.0);
+  // 1058 groups: 9 on the busiest unit, two batches of 4 and one as long as 4: (8 + 4) / 4.
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(529, 100, 2, 4, 4, 6.0, 132), 3.0 * (50.0 + 6.0));
+  // Where a unit holds 8, a batch of 8 and one as long as 6: (8 + 6) / 4.
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(529, 100, 2, 4, 8, 6.0, 132), 3.5 * (50.0 + 6.0));
+  // 266 groups of a block that keeps a unit busy alone and that it holds alone: 3 batches.
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(133, 100, 2, 1, 1, 6.0, 132), 3.0 * (50.0 + 6.0));
   EXPECT_EQ(chosen(64, 64, 65536), 256);
-  EXPECT_EQ(chosen(100, 100, 20000), 139);  // 4 tiles: 556 groups of 9 K tiles, 5 a unit
+  EXPECT_EQ(chosen(100, 100, 20000), 125);  // 4 tiles: 500 groups of 10 K tiles, 4 a unit
   EXPECT_EQ(chosen(784, 128, 1152), 9);     // 26 tiles, 72 K tiles: 9 slices of 8
   EXPECT_EQ(chosen(196, 256, 2304), 18);    // 16 tiles, 144 K tiles: 18 slices of 8 (288 groups)
   EXPECT_EQ(chosen(49, 512, 4608), 36);     // 8 tiles
-  EXPECT_EQ(chosen(64, 64, 65536, 132), 6);  // a batch of 132 entries: 6 a unit
+  EXPECT_EQ(chosen(64, 64, 65536, 132), 4);  // a batch of 132 entries: 4 a unit
   EXPECT_EQ(chosen(64, 64, 240), 1);         // 15 K tiles: not 8 a slice for 2
-  EXPECT_EQ(chosen(64, 64, 241), 2);         // 16, the last one short
+  // 16 K tiles: 2 slices of 8 would take 8 + 6 against 16 + 6 whole, but not with the second
+  // launch's 8 (128 elements of K for 4 x 64 x 64 outputs in K tiles of 16).
+  EXPECT_DOUBLE_EQ(blas::split_k_second_launch_time(blas::derive(p, 4)), 8.0);
+  EXPECT_EQ(chosen(64, 64, 241), 1);
   EXPECT_EQ(chosen(64, 64, 0), 1);
-  // A few batches of tiles: 11 x 11 tiles (121) split 15, 14 a unit (8 and one as long as 6).
-  EXPECT_EQ(chosen(11 * 64, 11 * 64, 65536), 15);
-  // One batch of 8 a unit whole (1056 tiles) gains nothing; one tile more leaves a second batch.
+  // A few batches of tiles: 11 x 11 tiles (121) split 13, 12 a unit (three batches of 4).
+  EXPECT_EQ(chosen(11 * 64, 11 * 64, 65536), 13);
+  // Whole, 1056 tiles are two batches of 4 a unit, gaining nothing from a split; one tile more
+  // leaves a third batch of one.
   EXPECT_EQ(chosen(64, 64, 65536, 1056), 1);
-  EXPECT_EQ(chosen(64, 64, 65536, 1057), 16);
+  EXPECT_EQ(chosen(64, 64, 65536, 1057), 17);
   // Many batches of tiles: no split gains 5% in the model.
   EXPECT_EQ(chosen(2048, 2048, 2048), 1);  // 1024 tiles
   EXPECT_EQ(chosen(4096, 4096, 65536), 1);
@@ -102,6 +112,7 @@ TEST(GemmSplitK, ChosenSplitFollowsTheModel) {
   const blas::gemm_params big = blas::parse_gemm_params(
       "local cache_line_bytes=64 item=8x8 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0");
   EXPECT_EQ(blas::split_k_groups_per_unit(blas::derive(big, 4)), 1);
+  EXPECT_EQ(blas::split_k_groups_held(blas::derive(big, 4)), 2);  // 32768 outputs over 128 x 128
   // 128 x 128 blocks, one keeps a unit busy and it holds two: 36 tiles at 768 x 768 split 7 are
   // 252 work-groups, 2 a unit.
   EXPECT_EQ(blas::chosen_split_k(big, 4, 768, 768, 3072, 1, 132), 7);
@@ -116,7 +127,7 @@ TEST(GemmSplitK, ChosenSplitFollowsTheModel) {
   // The largest sizes a call may have: no overflow on the way; at most max_chosen_split_k.
   const std::int64_t most = std::numeric_limits<int>::max();
   EXPECT_EQ(chosen(most, most, most, most), 1);
-  EXPECT_EQ(chosen(1, 1, most, 131), 135);
+  EXPECT_EQ(chosen(1, 1, most, 131), 133);
   EXPECT_EQ(blas::chosen_split_k(p, 4, 1, 1, most, 1, std::numeric_limits<std::uint32_t>::max()), 256);
 }
 
@@ -131,15 +142,51 @@ TEST(GemmSplitK, TheSecondLaunchKeepsAShortCallWhole) {
   ASSERT_EQ(d.block_cols, 32);
   ASSERT_EQ(d.k_tile, 8);
   ASSERT_EQ(blas::split_k_groups_per_unit(d), 16);
+  ASSERT_EQ(blas::split_k_groups_held(d), 16);  // 84 KiB over its 4 + 1 KiB of local memory
   // 128 elements of K for 16384 outputs: 16 K tiles of 16 work-groups of 32 x 32.
   EXPECT_DOUBLE_EQ(blas::split_k_second_launch_time(d), 16.0);
-  // 86 tiles and 20 K tiles: whole 1.5 x (20 + 12) = 48; in 2 slices 1.5 x (10 + 12) = 33, which
+  // A slice's overhead, 96 elements of K: 12 K tiles of 8.
+  EXPECT_DOUBLE_EQ(blas::split_k_slice_overhead_time(d), 12.0);
+  // 86 tiles and 20 K tiles: whole 20 + 12 = 32 (one batch); in 2 slices 10 + 12 = 22, which
   // alone would be 5% faster, but not with the second launch's 16.
-  EXPECT_DOUBLE_EQ(blas::split_k_model_time(86, 20, 1, 16, 132), 48.0);
-  EXPECT_DOUBLE_EQ(blas::split_k_model_time(86, 20, 2, 16, 132), 33.0);
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(86, 20, 1, 16, 16, 12.0, 132), 32.0);
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(86, 20, 2, 16, 16, 12.0, 132), 22.0);
   EXPECT_EQ(blas::chosen_split_k(p, 4, 31, 2745, 157, 1, 132), 1);
   // A long K still splits: 86 tiles and 1250 K tiles.
   EXPECT_GT(blas::chosen_split_k(p, 4, 31, 2745, 10000, 1, 132), 1);
+}
+
+// A unit holds what fits its local memory: three 128 x 64 blocks with K tiles of 16 floats (24 KiB
+// each), not the four their outputs would allow. On an H200, 4388 x 279 x 8931 TT (175 tiles) in
+// 3 slices, 525 work-groups and so 4 on most units (a batch of 3 and one more), ran 0.82x of 6
+// slices; the model that held four a unit chose 3.
+TEST(GemmSplitK, TheWorkGroupsAUnitHoldsAtOnce) {
+  const blas::gemm_params p =
+      blas::parse_gemm_params("local cache_line_bytes=64 item=8x8 wg=16x8 sg=4x8 double_buffer=1 vector_width=4 split_k=0");
+  const blas::gemm_rule_values d = blas::derive(p, 4);
+  ASSERT_EQ(d.block_rows, 128);
+  ASSERT_EQ(d.block_cols, 64);
+  ASSERT_EQ(d.local_memory_bytes, 24576);
+  EXPECT_EQ(blas::split_k_groups_per_unit(d), 2);
+  EXPECT_EQ(blas::split_k_groups_held(d), 3);
+  // 175 tiles and 559 K tiles: in 3 slices 4 a unit, a batch of 3 and one as long as 3 (1.5 x 2),
+  // (3 + 3) / 2 x (187 + 6); in 9 slices 12 a unit, 4 batches of 3: 6 x (63 + 6).
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(175, 559, 3, 2, 3, 6.0, 132), 3.0 * (187.0 + 6.0));
+  EXPECT_DOUBLE_EQ(blas::split_k_model_time(175, 559, 9, 2, 3, 6.0, 132), 6.0 * (63.0 + 6.0));
+  EXPECT_EQ(blas::chosen_split_k(p, 4, 4388, 279, 8931, 1, 132), 9);
+  // Double-buffered K tiles of 32 floats take 48 KiB: one fits, so the unit holds what keeps it busy.
+  const blas::gemm_rule_values wide = blas::derive(blas::parse_gemm_params(
+      "local cache_line_bytes=128 item=8x8 wg=16x8 sg=4x8 double_buffer=1 vector_width=4 split_k=0"), 4);
+  ASSERT_EQ(wide.local_memory_bytes, 49152);
+  EXPECT_EQ(blas::split_k_groups_held(wide), blas::split_k_groups_per_unit(wide));
+  // Each k-group sums its own share of K: a 64 x 64 block in two keeps 8192 outputs, so two of
+  // its work-groups keep a unit busy (not four), and two fit (32 KiB of local memory each).
+  const blas::gemm_rule_values grouped = blas::derive(blas::parse_gemm_params(
+      "local cache_line_bytes=64 item=8x8 wg=8x8 double_buffer=1 vector_width=4 k_groups=2 split_k=0"), 4);
+  ASSERT_EQ(grouped.block_rows * grouped.block_cols, 4096);
+  ASSERT_EQ(grouped.local_memory_bytes, 32768);
+  EXPECT_EQ(blas::split_k_groups_per_unit(grouped), 2);
+  EXPECT_EQ(blas::split_k_groups_held(grouped), 2);
 }
 
 // Over thousands of random shapes and several devices: a split from 1 to max_chosen_split_k, at
@@ -152,7 +199,8 @@ TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
       "local cache_line_bytes=64 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0",
       "local cache_line_bytes=32 item=8x8 wg=16x8 double_buffer=1 vector_width=4 split_k=0",
       "local cache_line_bytes=32 item=2x2 wg=8x8 vector_width=2 split_k=0",
-      "local cache_line_bytes=128 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0"};
+      "local cache_line_bytes=128 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0",
+      "local cache_line_bytes=64 item=8x8 wg=8x8 double_buffer=1 vector_width=4 k_groups=2 split_k=0"};
   const auto log_uniform = [&](double high) {
     return static_cast<std::int64_t>(std::exp(std::uniform_real_distribution<double>(0.0, std::log(high))(random)));
   };
@@ -173,11 +221,25 @@ TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
         const std::int64_t k_tiles = (k + d.k_tile - 1) / d.k_tile;
         const std::int64_t most = std::min<std::int64_t>(blas::max_chosen_split_k, k_tiles / blas::min_split_k_slice_k_tiles);
         const std::int64_t groups_per_unit = blas::split_k_groups_per_unit(d);
-        ASSERT_TRUE(groups_per_unit >= 1 && groups_per_unit * d.block_rows * d.block_cols <= std::max<std::int64_t>(
-                                                                      blas::split_k_unit_outputs, d.block_rows * d.block_cols));
-        ASSERT_LE(blas::split_k_unit_holds * groups_per_unit * d.work_group_size,
-                  std::max<std::int64_t>(blas::split_k_unit_work_items, blas::split_k_unit_holds * d.work_group_size));
-        const auto model = [&](std::int64_t s) { return blas::split_k_model_time(tiles, k_tiles, s, groups_per_unit, units); };
+        const std::int64_t outputs = d.block_rows * d.block_cols * d.k_groups;  // a sum per k-group
+        ASSERT_TRUE(groups_per_unit >= 1 &&
+                    groups_per_unit * outputs <= std::max<std::int64_t>(blas::split_k_unit_outputs, outputs));
+        ASSERT_LE(groups_per_unit * d.work_group_size,
+                  std::max<std::int64_t>(blas::split_k_busy_work_items, d.work_group_size));
+        // What a unit holds at once: within its work-items, outputs and local memory, but never
+        // fewer than keep it busy.
+        const std::int64_t groups_held = blas::split_k_groups_held(d);
+        ASSERT_GE(groups_held, groups_per_unit);
+        if (groups_held > groups_per_unit) {
+          ASSERT_LE(groups_held * d.work_group_size, blas::split_k_unit_work_items);
+          ASSERT_LE(groups_held * outputs, blas::split_k_unit_held_outputs);
+          ASSERT_LE(groups_held * (d.local_memory_bytes + blas::split_k_local_memory_reserve_bytes),
+                    blas::split_k_unit_local_memory_bytes);
+        }
+        const auto model = [&](std::int64_t s) {
+          return blas::split_k_model_time(tiles, k_tiles, s, groups_per_unit, groups_held,
+                                          blas::split_k_slice_overhead_time(d), units);
+        };
         const double whole = model(1), second_launch = blas::split_k_second_launch_time(d);
         ASSERT_GT(second_launch, 0.0);
         if (split > 1) {

@@ -255,31 +255,58 @@ inline constexpr int max_chosen_split_k = 256;
 /// (132 units; blocks from 32 x 32 to 128 x 128 with K tiles of 8 to 32 floats: the probes of
 /// benchmark/gemm/split_probe/, scored by benchmark/gemm/split_model_fit.py, and the shape-suite
 /// runs of benchmark/RESULTS.md). The work-groups are spread evenly over the compute units; the
-/// busiest unit runs its share in batches of split_k_unit_holds x G at once, where G
-/// (split_k_groups_per_unit) is how many of the block keep a unit busy, and a batch of fewer than
+/// busiest unit runs its share in batches of H at once (split_k_groups_held), where G of them
+/// (split_k_groups_per_unit) keep a unit busy, and a batch of fewer than
 /// split_k_unit_busy_from x G takes as long as that many. Each work-group takes its slice's K
-/// tiles plus split_k_slice_overhead_k_tiles (the slice's start, its partial tile's store and its
-/// share of the second kernel's sum); the model's time is the busiest unit's, in slices of one
-/// work-group run alone at full speed.
+/// tiles plus the slice's overhead (its start, its partial tile's store and its share of the
+/// second kernel's sum), as long as split_k_slice_overhead_k elements of K; the model's time is
+/// the busiest unit's, in K tiles of one work-group run alone at full speed.
 ///
-/// G is split_k_unit_outputs over the block's outputs (one 128 x 128 block, two of 64 x 128, four
-/// of 64 x 64, eight of 64 x 32), and the split_k_unit_holds x G work-groups a unit holds have at
-/// most split_k_unit_work_items work-items (the H200's limit a unit). One constant
+/// G is split_k_unit_outputs over a work-group's outputs (one 128 x 128 block, two of 64 x 128,
+/// four of 64 x 64, eight of 64 x 32; a block's outputs once per k-group, as each k-group sums its
+/// share of K in registers of its own), with at most split_k_busy_work_items work-items. One constant
 /// count for every block did not fit the probes: two a unit sent 128 x 128 blocks into a second
 /// batch (8 tiles at 167 x 393 x 2521: split 18, 144 work-groups, ran at 0.65x of split 16); one a
 /// unit left the narrow blocks' units idle (3000 x 100 x 2000 in 64 x 32 blocks: whole at 0.69x of
 /// split 11). A unit holding two 128 x 128 blocks at once runs them faster than one after the
 /// other: 377 tiles at 3586 x 1556 x 14929 ran 1.25x faster split 2 than whole.
+///
+/// H is what fits a unit at once: twice G's outputs (split_k_unit_held_outputs), at most
+/// split_k_unit_work_items work-items, and the work-groups' local memory, each with
+/// split_k_local_memory_reserve_bytes more (what NVIDIA's driver keeps a work-group), within
+/// split_k_unit_local_memory_bytes. Without the local memory the model put four 128 x 64 blocks
+/// with K tiles of 16 floats (24 KiB each) in one batch, where the H200 runs three: 3 slices of
+/// 175 tiles (525 work-groups) at 4388 x 279 x 8931 TT ran 0.82x of 6 slices, as 3 slices ran
+/// below 2 and 4 at 4500 x 300 x 8000, 5000 x 200 x 5000 and 1200 x 1200 x 4000 (the long-K
+/// probe). split_k_unit_local_memory_bytes is fitted, not the device's (which CUDA shares with the
+/// L1 cache as the driver chooses): from 76 to 92 KiB the picks score alike. Over the probes' 258
+/// cases the model's picks reach 0.957 of the fastest count timed, the model before 0.938; with
+/// each probe file left out of the fit in turn, 0.954 (benchmark/gemm/split_model_fit.py,
+/// 2026-11-30).
 inline constexpr std::int64_t split_k_unit_outputs = 16384;
+inline constexpr std::int64_t split_k_busy_work_items = 1024;
+inline constexpr std::int64_t split_k_unit_held_outputs = 32768;
 inline constexpr std::int64_t split_k_unit_work_items = 2048;
-inline constexpr std::int64_t split_k_unit_holds = 2;
+inline constexpr std::int64_t split_k_unit_local_memory_bytes = 84 * 1024;
+inline constexpr std::int64_t split_k_local_memory_reserve_bytes = 1024;
 inline constexpr double split_k_unit_busy_from = 1.5;
-inline constexpr std::int64_t split_k_slice_overhead_k_tiles = 12;
+
+/// A slice's overhead in elements of K, whatever its K tile: a block's partial tile costs as much
+/// to store with K tiles of 8 as of 16. Counted in K tiles (12 for every block, before), it let
+/// blocks of short K tiles split short calls: at 4302 x 640 x 472 NT a 128 x 128 block with K
+/// tiles of 8 in 3 slices ran at 0.67x of a 128 x 64 block whole (2026-11-30).
+inline constexpr std::int64_t split_k_slice_overhead_k = 96;
 
 /// The work-groups of a configuration with these derived values that keep a compute unit busy
-/// in the split model (G): split_k_unit_outputs over the block's outputs, at most
-/// split_k_unit_work_items over split_k_unit_holds times its work-items, at least 1.
+/// in the split model (G): split_k_unit_outputs over a work-group's outputs (the block's, once per
+/// k-group), at most split_k_busy_work_items over its work-items, at least 1.
 std::int64_t split_k_groups_per_unit(const gemm_rule_values& derived);
+
+/// The work-groups of a configuration with these derived values that a compute unit runs at once
+/// in the split model (H): split_k_unit_held_outputs over a work-group's outputs, at most
+/// split_k_unit_work_items over its work-items and split_k_unit_local_memory_bytes over its local
+/// memory and split_k_local_memory_reserve_bytes; never fewer than G.
+std::int64_t split_k_groups_held(const gemm_rule_values& derived);
 
 /// A split call also launches a second kernel (the sum of the slices) after the first: a cost of
 /// its own, whatever the slices hold, that the per-slice overhead above does not see. In the model
@@ -294,6 +321,10 @@ inline constexpr std::int64_t split_k_second_launch_k = 128;
 /// configuration with these derived values: its K tiles of groups_per_unit work-groups.
 double split_k_second_launch_time(const gemm_rule_values& derived);
 
+/// A slice's overhead (split_k_slice_overhead_k) in the K tiles of a configuration with these
+/// derived values.
+double split_k_slice_overhead_time(const gemm_rule_values& derived);
+
 /// A split is taken only where the model expects it this much faster than the whole call: a
 /// margin for what the model does not see.
 inline constexpr double chosen_split_gain = 1.05;
@@ -303,13 +334,13 @@ inline constexpr double chosen_split_gain = 1.05;
 inline constexpr std::int64_t min_split_k_slice_k_tiles = 8;
 
 /// The model's time of one call of `tiles` output tiles (over every batch entry) and `k_tiles` K
-/// tiles, split in `split`, on a device of compute_units that groups_per_unit of its work-groups
-/// keep busy (G), in K tiles of one work-group alone: with j = ceil(tiles x split /
-/// compute_units) work-groups on the busiest unit and H = split_k_unit_holds x G,
-/// (floor(j / H) x H + max(j mod H, split_k_unit_busy_from x G) where j mod H > 0) / G x
-/// (ceil(k_tiles / split) + split_k_slice_overhead_k_tiles).
+/// tiles, split in `split`, on a device of compute_units where groups_per_unit of a configuration's
+/// work-groups keep a unit busy (G) and groups_held run at once (H), in K tiles of one work-group
+/// alone: with j = ceil(tiles x split / compute_units) work-groups on the busiest unit,
+/// (floor(j / H) x H + max(j mod H, min(split_k_unit_busy_from x G, H)) where j mod H > 0) / G x
+/// (ceil(k_tiles / split) + slice_overhead), the overhead in K tiles (split_k_slice_overhead_time).
 double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t split, std::int64_t groups_per_unit,
-                          std::int64_t compute_units);
+                          std::int64_t groups_held, double slice_overhead, std::int64_t compute_units);
 
 /// The split of split_k = 0 for one call of m x n x k (batch entries) on a device of
 /// compute_units: the count from 1 to max_chosen_split_k, with at least min_split_k_slice_k_tiles
