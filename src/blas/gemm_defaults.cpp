@@ -156,16 +156,18 @@ struct fill_at_call {
 fill_at_call fill_at(const gemm_params& params, int element_bytes, const gemm_problem_shape& call,
                      std::int64_t compute_units) {
   // A configuration measured with a split runs at another shape with the split chosen there
-  // (split_for_the_call). Where that is whole, its measured split must not count at the call: its
-  // slices would fill waves the call never launches (a split of 3 measured at 2048^3 TN made a
-  // 128 x 64 block look a full device at 1800^3, where it runs whole at 0.59x cuBLAS).
+  // (split_for_the_call). Where that is fewer slices, the call fills the device as those do: the
+  // measured slices would fill waves the call never launches. A split of 3 measured at 2048^3 TN
+  // made a 128 x 64 block look a full device at 1800^3, where it runs whole at 0.59x cuBLAS; 8
+  // slices measured at 100 x 1769 x 1366 made a 128 x 64 block that runs in 2 at 66 x 955 x 293
+  // look four times fuller there than it is. Where the call splits more, the measured split's
+  // fill stands: slices the call adds are the split model's guess, not a measurement.
   const double measured_split = device_fill(params, element_bytes, call, compute_units);
-  if (params.family != gemm_family::local || params.split_k <= 1 ||
-      split_chosen_at(params, element_bytes, call, compute_units) != 1)
-    return {measured_split, measured_split};
-  gemm_params whole = params;
-  whole.split_k = 1;
-  return {measured_split, device_fill(whole, element_bytes, call, compute_units)};
+  if (params.family != gemm_family::local || params.split_k <= 1) return {measured_split, measured_split};
+  gemm_params as_it_runs = params;
+  as_it_runs.split_k = split_chosen_at(params, element_bytes, call, compute_units);
+  if (as_it_runs.split_k >= params.split_k) return {measured_split, measured_split};
+  return {measured_split, device_fill(as_it_runs, element_bytes, call, compute_units)};
 }
 
 double score_at(const fill_at_call& at_call, const gemm_params& params, int element_bytes, double fraction_of_best,

@@ -373,6 +373,24 @@ TEST(GemmMeasuredRule, AMeasuredSplitCountsAtACallOnlyWhereTheCallSplitsToo) {
   EXPECT_NEAR(blas::measured_shape_score(split3, 4, 0.8, there, there, 132), 0.8, 1e-12);
 }
 
+TEST(GemmMeasuredRule, AMeasuredSplitCountsAtACallOnlyUpToTheSplitTheCallRuns) {
+  // mid_tile measured with a split of 8 at 2048^3. At 1500 x 1500 x 3000 the call runs it in 3
+  // slices: its fill there is that of 3, not of the 8 it was measured with. At 300 x 300 x 20000
+  // the call splits it in more than 8: the measured split's fill stands (more slices are the
+  // split model's guess, not a measurement).
+  auto split8 = blas::parse_gemm_params(mid_tile), in3 = split8, chosen = split8;
+  split8.split_k = 8, in3.split_k = 3, chosen.split_k = 0;
+  const blas::gemm_problem_shape there{2048, 2048, 2048}, fewer{1500, 1500, 3000}, more{300, 300, 20000};
+  ASSERT_EQ(blas::chosen_split_k(chosen, 4, 1500, 1500, 3000, 1, 132), 3);
+  ASSERT_GT(blas::chosen_split_k(chosen, 4, 300, 300, 20000, 1, 132), 8);
+  const double at_there = blas::device_fill(split8, 4, there, 132);
+  EXPECT_NEAR(blas::measured_shape_score(split8, 4, 0.9, fewer, there, 132),
+              0.9 * blas::device_fill(in3, 4, fewer, 132) / at_there, 1e-12);
+  EXPECT_NE(blas::device_fill(in3, 4, fewer, 132), blas::device_fill(split8, 4, fewer, 132));
+  EXPECT_NEAR(blas::measured_shape_score(split8, 4, 0.9, more, there, 132),
+              0.9 * blas::device_fill(split8, 4, more, 132) / at_there, 1e-12);
+}
+
 TEST(GemmMeasuredRule, TheNearerShapesTimingsWeighMore) {
   // Two shapes that differ in K alone (so each tile's fill is the same at both) disagree.
   const std::vector<blas::gemm_default_entry> table{

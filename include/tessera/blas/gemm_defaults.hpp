@@ -116,8 +116,8 @@ inline constexpr double measured_rule_scale = 1.0;
 /// What a configuration measured at a tuned shape says of it at a call: its speed there as a
 /// fraction of the fastest configuration measured there, times device_fill at the call over
 /// device_fill there (what its tiles gain or lose at the call). At the call its measured split
-/// counts only where the call splits too: where chosen_split_k runs the call whole, its fill
-/// there is the whole configuration's. The measured rule takes the
+/// counts only up to the split the call runs: where chosen_split_k gives the call fewer slices
+/// (or none), its fill there is that of those slices. The measured rule takes the
 /// configuration with the largest weighted mean of the logarithm of this over the nearest
 /// measured shapes where it was measured (weights exp(-distance / measured_rule_scale)). Chosen
 /// on the H200's matrix of every database configuration timed at 74 shapes (gen/selection_replay.py
