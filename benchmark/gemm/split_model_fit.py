@@ -14,7 +14,10 @@ the 128 x 32 block at counts up to 48; split_probe_mid_h200_2026-11-30.json, run
 mid_shapes.json: six blocks at counts 1 to 6 at twelve mid-size calls; split_probe_long_h200_2026-11-30.json,
 run.sh long_set.json long_shapes.json: four blocks at counts up to 16 at ten long-K calls;
 split_probe_k_groups_h200_2026-11-30.json, run.sh k_groups_set.json k_groups_shapes.json: three
-k-group blocks and the 128 x 64 block at counts up to 16 at six calls). Besides the probes, the
+k-group blocks and the 128 x 64 block at counts up to 16 at six calls). A probe timed after the
+fit, split_probe_tall_mid_k_h200_2026-11-30.json (run.sh tall_mid_k_set.json tall_mid_k_shapes.json:
+three blocks at counts 1 to 8 at four tall calls with K near 1000), passed alone scores the model
+away from the cases it was fitted on. Besides the probes, the
 pairs measured by the shape-suite runs of 2026-11-29 (one configuration at two counts, one machine
 each; benchmark/RESULTS.md, "Split-K chosen by a model of waves") are scored too.
 
@@ -172,9 +175,10 @@ def main() -> int:
     print(f"{len(cases)} (shape, block) cases ({len(k_group_cases)} of k-group blocks); per model: geometric "
           "mean and minimum of the pick's speed over the best count measured, and how many below 0.85")
     print(f"  earlier model (H = 2 G, overhead 12 K tiles): {summary(EARLIER, cases)}")
-    print(f"  committed model: {summary(COMMITTED, cases)}; at k-group blocks {summary(COMMITTED, k_group_cases)}")
-    print(f"    outputs not counted per k-group: {summary(replace(COMMITTED, k_group_outputs=False), cases)}; "
-          f"at k-group blocks {summary(replace(COMMITTED, k_group_outputs=False), k_group_cases)}")
+    print(f"  committed model: {summary(COMMITTED, cases)}")
+    if k_group_cases:
+        print(f"    at k-group blocks {summary(COMMITTED, k_group_cases)}; with their outputs not counted per "
+              f"k-group {summary(replace(COMMITTED, k_group_outputs=False), k_group_cases)}")
     print(f"    H = 2 G: {summary(replace(COMMITTED, unit_local_bytes=None), cases)}")
     print(f"    overhead 6 K tiles whatever their size: {summary(replace(COMMITTED, overhead_in_k_tiles=6.0), cases)}")
     grid = [replace(COMMITTED, unit_local_bytes=kib * 1024, overhead_k=float(overhead))

@@ -57,7 +57,8 @@ def test_the_narrow_tuning_shapes_share_no_shape_with_a_held_out_one():
     assert_shares_no_shape(narrow, HELD_OUT)
 
 
-@pytest.mark.parametrize("name, count", [("long_shapes.json", 10), ("k_groups_shapes.json", 6)])
+@pytest.mark.parametrize("name, count", [("long_shapes.json", 10), ("k_groups_shapes.json", 6),
+                                         ("tall_mid_k_shapes.json", 4)])
 def test_each_drawn_split_probe_shares_no_shape_with_a_held_out_one(name, count):
     probe = shapes_of(ROOT / "benchmark/gemm/split_probe" / name)
     assert len(probe) == count

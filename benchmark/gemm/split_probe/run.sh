@@ -2,13 +2,14 @@
 # The split-K probe, one call on the GPU machine (../shared/gpu/README.md):
 #   source .gpu/env.sh && benchmark/gemm/split_probe/run.sh [SET SHAPES]  (TESSERA_PROBE_SECONDS: tune_all's limit, 420)
 # tune_all built with SET alone (blocks at fixed split counts; set.json by default,
-# narrow_set.json, tall_set.json, mid_set.json, long_set.json or k_groups_set.json) times every count at
-# every shape of SHAPES (shapes.json, narrow_shapes.json, tall_shapes.json, mid_shapes.json,
-# long_shapes.json or k_groups_shapes.json):
+# narrow_set.json, tall_set.json, mid_set.json, long_set.json, k_groups_set.json or tall_mid_k_set.json)
+# times every count at every shape of SHAPES (shapes.json, narrow_shapes.json, tall_shapes.json,
+# mid_shapes.json, long_shapes.json, k_groups_shapes.json or tall_mid_k_shapes.json):
 # $OUT/split-probe.json, which benchmark/gemm/split_model_fit.py reads. mid_set.json / mid_shapes.json: whole against
 # split at mid-size calls that the H200 database splits in 2 to 5. long_set.json / long_shapes.json:
 # the 128 x 64, 128 x 32 and 128 x 128 blocks at long-K calls with few waves. k_groups_set.json /
 # k_groups_shapes.json: the database's k-group blocks at calls of 30 to 130 of their blocks.
+# tall_mid_k_set.json / tall_mid_k_shapes.json: three blocks at tall calls of few column blocks.
 set -uo pipefail
 out=${OUT:?set OUT to the folder for the results}
 here=$(cd "$(dirname "$0")" && pwd)
