@@ -292,9 +292,10 @@ inline constexpr std::int64_t split_k_local_memory_reserve_bytes = 1024;
 inline constexpr double split_k_unit_busy_from = 1.5;
 
 /// A slice's overhead in elements of K, whatever its K tile: a block's partial tile costs as much
-/// to store with K tiles of 8 as of 16. Counted in K tiles (12 for every block, before), it let
-/// blocks of short K tiles split short calls: at 4302 x 640 x 472 NT a 128 x 128 block with K
-/// tiles of 8 in 3 slices ran at 0.67x of a 128 x 64 block whole (2026-11-30).
+/// to store with K tiles of 8 as of 16. Counted in K tiles (6 for every block, in a form fitted
+/// before this one), it let blocks of short K tiles split short calls: at 4302 x 640 x 472 NT a
+/// 128 x 128 block with K tiles of 8 in 3 slices ran at 0.67x of a 128 x 64 block whole
+/// (2026-11-30).
 inline constexpr std::int64_t split_k_slice_overhead_k = 96;
 
 /// The work-groups of a configuration with these derived values that keep a compute unit busy
