@@ -165,8 +165,7 @@ fill_at_call fill_at(const gemm_params& params, int element_bytes, const gemm_pr
   const double measured_split = device_fill(params, element_bytes, call, compute_units);
   if (params.family != gemm_family::local || params.split_k <= 1) return {measured_split, measured_split};
   gemm_params as_it_runs = params;
-  as_it_runs.split_k = split_chosen_at(params, element_bytes, call, compute_units);
-  if (as_it_runs.split_k >= params.split_k) return {measured_split, measured_split};
+  as_it_runs.split_k = std::min(params.split_k, split_chosen_at(params, element_bytes, call, compute_units));
   return {measured_split, device_fill(as_it_runs, element_bytes, call, compute_units)};
 }
 

@@ -25,26 +25,30 @@ namespace {
 // The share of the slots of whole waves (one work-group per compute unit) that the work-groups fill.
 double wave_fill(double groups, double units) { return groups / (std::ceil(groups / units) * units); }
 
+// A block's outputs (C's elements a work-group computes).
+std::int64_t block_outputs(const gemm_rule_values& derived) {
+  return std::max<std::int64_t>(derived.block_rows, 1) * std::max<std::int64_t>(derived.block_cols, 1);
+}
+
 // The outputs a work-group of the split model holds: its block's, once per k-group (each sums its
 // own share of K in registers: a 64 x 64 block in two k-groups keeps 8192).
 std::int64_t outputs_held(const gemm_rule_values& derived) {
-  return std::max<std::int64_t>(derived.block_rows, 1) * std::max<std::int64_t>(derived.block_cols, 1) *
-         std::max<std::int64_t>(derived.k_groups, 1);
+  return block_outputs(derived) * std::max<std::int64_t>(derived.k_groups, 1);
 }
+
+std::int64_t work_items(const gemm_rule_values& derived) { return std::max<std::int64_t>(derived.work_group_size, 1); }
 
 }  // namespace
 
 std::int64_t split_k_groups_per_unit(const gemm_rule_values& derived) {
-  const std::int64_t outputs = outputs_held(derived);
-  const std::int64_t work_items = std::max<std::int64_t>(derived.work_group_size, 1);
-  return std::max<std::int64_t>(std::min(split_k_unit_outputs / outputs, split_k_busy_work_items / work_items), 1);
+  return std::max<std::int64_t>(
+      std::min(split_k_unit_outputs / outputs_held(derived), split_k_busy_work_items / work_items(derived)), 1);
 }
 
 std::int64_t split_k_groups_held(const gemm_rule_values& derived) {
-  const std::int64_t outputs = outputs_held(derived);
-  const std::int64_t work_items = std::max<std::int64_t>(derived.work_group_size, 1);
   const std::int64_t local_memory = derived.local_memory_bytes + split_k_local_memory_reserve_bytes;
-  const std::int64_t fit = std::min({split_k_unit_held_outputs / outputs, split_k_unit_work_items / work_items,
+  const std::int64_t fit = std::min({split_k_unit_held_outputs / outputs_held(derived),
+                                     split_k_unit_work_items / work_items(derived),
                                      split_k_unit_local_memory_bytes / local_memory});
   return std::max(fit, split_k_groups_per_unit(derived));
 }
@@ -52,8 +56,7 @@ std::int64_t split_k_groups_held(const gemm_rule_values& derived) {
 double split_k_second_launch_time(const gemm_rule_values& derived) {
   // A unit's groups_per_unit work-groups hold groups_per_unit x block outputs (split_k_unit_outputs
   // where that bounds them) and take one model unit a K tile.
-  const double outputs = double(split_k_groups_per_unit(derived)) * double(std::max<std::int64_t>(derived.block_rows, 1)) *
-                         double(std::max<std::int64_t>(derived.block_cols, 1));
+  const double outputs = double(split_k_groups_per_unit(derived)) * double(block_outputs(derived));
   return double(split_k_second_launch_k) * double(split_k_unit_outputs) /
          (outputs * double(std::max<std::int64_t>(derived.k_tile, 1)));
 }
