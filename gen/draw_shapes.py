@@ -9,7 +9,11 @@ configs/shapes/'s form.
 128 x 64 blocks on 132 compute units (528 blocks). There the measured rule took its block from
 neighbours of a shorter K (benchmark/RESULTS.md, issue 12, the long-K split probe).
 
-  python3 gen/draw_shapes.py --seed S --count N [--regime long-k] --description TEXT --output FILE
+--regime narrow draws outputs with one narrow side: that side log-uniform in 60..110 (M or N, even
+odds), the other in 256..8192, k in 128..16384. There a block of 128 columns computes up to two
+thirds of its tile for nothing (benchmark/RESULTS.md, issue 12, the blocks of 96).
+
+  python3 gen/draw_shapes.py --seed S --count N [--regime long-k|narrow] --description TEXT --output FILE
 
 The same seed draws the same shapes (Python's random.Random). Use a seed no other shape file used:
 a file drawn for evidence (configs/shapes/coverage.json) must share no shape with the held-out ones.
@@ -25,7 +29,7 @@ from pathlib import Path
 
 MIN_FLOPS, MAX_FLOPS = 2e7, 2e11
 LONG_K_MAX_BLOCKS = 4 * 132  # 128 x 64 blocks: four waves of an H200
-REGIMES = ("any", "long-k")
+REGIMES = ("any", "long-k", "narrow")
 
 
 def log_uniform(rng: random.Random, low: int, high: int) -> int:
@@ -46,6 +50,10 @@ def draw(seed: int, count: int, regime: str = "any") -> list[dict]:
             m, n, k, batch = log_uniform(rng, 32, 8192), log_uniform(rng, 32, 8192), log_uniform(rng, 1024, 16384), 1
             if not is_long_k(m, n, k):
                 continue
+        elif regime == "narrow":
+            narrow, wide, k = log_uniform(rng, 60, 110), log_uniform(rng, 256, 8192), log_uniform(rng, 128, 16384)
+            m, n = (narrow, wide) if rng.random() < 0.5 else (wide, narrow)
+            batch = 1
         elif rng.random() < 0.2:
             m, n, k = (log_uniform(rng, 8, 256) for _ in range(3))
             batch = log_uniform(rng, 8, 4096)
@@ -65,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--regime", choices=REGIMES, default="any",
-                        help="any (the untuned files' draw) or long-k (long K beside few blocks)")
+                        help="any (the untuned files' draw), long-k (long K beside few blocks) or narrow "
+                             "(one side of the output 60-110)")
     parser.add_argument("--description", required=True, help="the file's description (say what it is for)")
     parser.add_argument("--output", type=Path, required=True)
     args = parser.parse_args(argv)

@@ -58,7 +58,7 @@ def test_the_narrow_tuning_shapes_share_no_shape_with_a_held_out_one():
 
 
 @pytest.mark.parametrize("name, count", [("long_shapes.json", 10), ("k_groups_shapes.json", 6),
-                                         ("tall_mid_k_shapes.json", 4)])
+                                         ("tall_mid_k_shapes.json", 4), ("ninety_six_shapes.json", 12)])
 def test_each_drawn_split_probe_shares_no_shape_with_a_held_out_one(name, count):
     probe = shapes_of(ROOT / "benchmark/gemm/split_probe" / name)
     assert len(probe) == count
@@ -76,7 +76,7 @@ def test_the_long_k_regime_draws_long_k_beside_few_blocks():
     assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
     # The bounds bite: the plain draw has shapes the regime refuses.
     assert any(not draw_shapes.is_long_k(s["m"], s["n"], s["k"]) for s in draw_shapes.draw(11, 200))
-    with pytest.raises(ValueError, match="regime 'wide': expected one of any, long-k"):
+    with pytest.raises(ValueError, match="regime 'wide': expected one of any, long-k, narrow"):
         draw_shapes.draw(11, 3, "wide")
 
 
@@ -99,3 +99,17 @@ def test_a_count_below_one_is_refused(tmp_path, capsys):
                              "--output", str(tmp_path / "s.json")]) == 0
     written = json.loads((tmp_path / "s.json").read_text())
     assert written == {"description": "three", "shapes": draw_shapes.draw(1, 3)}
+
+
+def test_the_narrow_regime_draws_outputs_with_one_side_of_60_to_110():
+    shapes = draw_shapes.draw(12, 200, "narrow")
+    assert shapes == draw_shapes.draw(12, 200, "narrow") and len({key(s) for s in shapes}) == 200
+    for s in shapes:
+        narrow, wide = sorted((s["m"], s["n"]))
+        assert s["batch"] == 1 and 60 <= narrow <= 110 and 256 <= wide <= 8192 and 128 <= s["k"] <= 16384
+        assert draw_shapes.MIN_FLOPS <= 2.0 * s["m"] * s["n"] * s["k"] <= draw_shapes.MAX_FLOPS
+    # Both sides take the narrow one, and every transpose comes up.
+    assert any(s["m"] < s["n"] for s in shapes) and any(s["m"] > s["n"] for s in shapes)
+    assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
+    probe = json.loads((ROOT / "benchmark/gemm/split_probe/ninety_six_shapes.json").read_text())
+    assert probe["shapes"] == draw_shapes.draw(20261205, 12, "narrow")
