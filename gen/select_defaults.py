@@ -33,12 +33,21 @@ shapes; shapes of the runs that have no tuned entry are left out, unless an --ev
 them: shapes measured for evidence (configs/shapes/coverage.json) that fill the space between the
 tuned ones. With --measured the positional runs may be left out: the file's
 tuned entries are then kept as they are and only measured entries are written.
+
+--added RUNS: runs that timed configurations new to the database beside some it measured at the
+same shapes (a few references per shape, not the whole set: far fewer timings than --measured's).
+At each shape where the database has measured entries, each configuration it lacks gets one,
+with the run's GFLOP/s scaled by the median ratio of the database's figures to the run's over the
+configurations both timed (at least 3; the machines of two runs differ by a few percent), so that
+it is weighed against the others as if timed with them. The shape's other entries stay as they
+are; a shape with fewer common configurations is left, and the script says so.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -46,8 +55,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from atomic_file import FileWriteError, write_text_atomically  # noqa: E402
 from defaults_table import DefaultsError, check_entry  # noqa: E402
 from tune_results import ResultsError, ResultsFile, Run, beats, load_results  # noqa: E402
+import gemm_params  # noqa: E402
 
 ELEMENT_BYTES = {"float": 4, "double": 8}
+ADDED_MIN_COMMON = 3  # configurations timed by both a run of --added and the database, to scale it by
 
 
 def _element_bytes(results: ResultsFile) -> int:
@@ -66,6 +77,50 @@ def _entry_key(entry: dict) -> tuple:
            entry.get("problem") if not shape else "", shape.get("m", 0), shape.get("n", 0), shape.get("k", 0),
            shape.get("batch", 0), entry.get("precision", "default"))
     return key + ("measured", entry.get("configuration")) if entry.get("role") == "measured" else key
+
+
+def _as_written_today(configuration: str) -> str:
+    """A configuration in the text form the tuner writes today (every parameter of its family), so
+    that an entry written before a parameter existed matches the same configuration timed now."""
+    try:
+        return gemm_params.GemmConfig.from_text(configuration).text()
+    except ValueError:
+        return configuration
+
+
+def _add_beside_measured(entries: dict, added_files: list[ResultsFile], notes: list[str]) -> None:
+    """Adds a measured entry for each configuration of the added runs that the database did not
+    measure at the run's shape, its GFLOP/s scaled onto the database's figures there (the median
+    ratio over the configurations both timed)."""
+    for results in added_files:
+        for run in results.runs:
+            where = f"{results.path.name} {run.transposes} {run.size()}"
+            prefix = _table_key(results, run)
+            if run.partial:
+                notes.append(f"{where}: not added: the run was stopped before it was complete")
+                continue
+            stored = {_as_written_today(e["configuration"]): e["gflops"] for key, e in entries.items()
+                      if e.get("role") == "measured" and key[:10] == prefix}
+            if not stored:
+                notes.append(f"{where}: not added: the database measured nothing there")
+                continue
+            timed = {_as_written_today(c): (c, g) for c, g in run.timed_configurations().items()}
+            common = sorted(c for c in timed if c in stored)
+            if len(common) < ADDED_MIN_COMMON:
+                notes.append(f"{where}: not added: {len(common)} configurations timed by both the run and the "
+                             f"database, at least {ADDED_MIN_COMMON} needed to scale the run onto the database")
+                continue
+            scale = statistics.median(stored[c] / timed[c][1] for c in common)
+            device = run.device or results.device
+            added = [timed[c] for c in timed if c not in stored]
+            for configuration, gflops in added:
+                entry = _shape_entry(results, run, configuration, gflops * scale, "", [])
+                entry["role"] = "measured"
+                entry["origin"] = (f"measured {results.date[:10]} on {device['name']} at {run.size()} beside "
+                                   f"{len(common)} configurations the database measured there, its figure scaled "
+                                   f"by {scale:.3f} (their median ratio)")
+                entries[prefix + ("measured", configuration)] = entry
+            notes.append(f"{where}: {len(added)} configurations added, scaled by {scale:.3f}")
 
 
 def _runner_up_key(key: tuple) -> tuple:
@@ -225,11 +280,13 @@ def _default_entry(runs: list[tuple[ResultsFile, Run]]) -> dict | None:
 
 def select(results_files: list[ResultsFile], target: str, existing: dict | None = None,
            within: float = 0.03, measured_files: list[ResultsFile] | None = None,
-           evidence: set[tuple] = frozenset()) -> tuple[dict, list[str]]:
+           evidence: set[tuple] = frozenset(),
+           added_files: list[ResultsFile] | None = None) -> tuple[dict, list[str]]:
     """The new defaults document and, for each tuned shape (and each run not used), a line
     saying what was decided and why. measured_files: runs that timed the database's
     configurations at tuned shapes (a tuner built with database_tuning_set.py's set, no budget),
-    and at the evidence shapes ((m, n, k, batch, transposes): measured, tuned or not)."""
+    and at the evidence shapes ((m, n, k, batch, transposes): measured, tuned or not). added_files:
+    runs that timed configurations new to the database beside some it measured (--added)."""
     notes: list[str] = []
     groups: dict[tuple, list[tuple[ResultsFile, Run]]] = {}
     for results in results_files:
@@ -310,8 +367,10 @@ def select(results_files: list[ResultsFile], target: str, existing: dict | None 
                          + f": it beat the default ({written[0]['origin']})")
     if measured_files:
         _add_measurements(entries, measured_files, notes, evidence)
+    if added_files:
+        _add_beside_measured(entries, added_files, notes)
     sources = sorted({*((existing or {}).get("sources", [])),
-                      *(r.path.name for r in [*results_files, *(measured_files or [])])})
+                      *(r.path.name for r in [*results_files, *(measured_files or []), *(added_files or [])])})
     document = {"target": target, "generated_by": "gen/select_defaults.py", "sources": sources,
                 "entries": [entries[k] for k in sorted(entries, key=lambda k: tuple(str(x) for x in k))]}
     return document, notes
@@ -367,6 +426,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--evidence", type=Path, nargs="+", default=[],
                         help="shape files (configs/shapes/coverage.json) whose shapes take --measured entries though "
                              "no entry was tuned there: evidence measured between the tuned shapes, never held-out ones")
+    parser.add_argument("--added", type=Path, nargs="+", default=[],
+                        help="tune_* --json runs of configurations new to the database beside some it measured at "
+                             "the same shapes: each new one gets a measured entry there, scaled onto the database")
     parser.add_argument("--within", type=float, default=0.03,
                         help="how far below a shape's best a configuration may be and still be written (0.03: 3%%)")
     args = parser.parse_args(argv)
@@ -374,8 +436,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"select_defaults: error: --target {args.target!r}: a plain file name is expected", file=sys.stderr)
         return 1
     out = args.output_dir / f"{args.target}.json"
-    if not args.results and not args.measured:
-        print("select_defaults: error: no runs: give tune_* --json results, or --measured runs", file=sys.stderr)
+    if not args.results and not args.measured and not args.added:
+        print("select_defaults: error: no runs: give tune_* --json results, or --measured or --added runs",
+              file=sys.stderr)
         return 1
     if args.evidence and not args.measured:
         print("select_defaults: error: --evidence names shapes for --measured runs, and none were given",
@@ -387,14 +450,15 @@ def main(argv: list[str] | None = None) -> int:
             evidence |= read_evidence_shapes(path)
         loaded = [load_results(p) for p in args.results]
         measured = [load_results(p) for p in args.measured]
-        for results in loaded + measured:
+        added = [load_results(p) for p in args.added]
+        for results in loaded + measured + added:
             if results.epilogue is not None:
                 raise ResultsError(f"{results.path}: $.epilogue is {results.epilogue!r}: tuned with a fused epilogue, "
                                    "but the defaults table holds plain-GEMM configurations (tune without --epilogue)")
         existing = _read_existing(out)
         if not 0.0 <= args.within < 1.0:
             raise ResultsError(f"--within {args.within}: expected a fraction from 0 to below 1")
-        document, notes = select(loaded, args.target, existing, args.within, measured, evidence)
+        document, notes = select(loaded, args.target, existing, args.within, measured, evidence, added)
         for i, entry in enumerate(document["entries"]):
             check_entry(entry, f"{out}: $.entries[{i}]")
     except (ResultsError, DefaultsError) as e:
@@ -402,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for note in notes:
         print(f"select_defaults: {note}")
-    if not any(run.ranked_configs() for results in loaded + measured for run in results.runs):
+    if not any(run.ranked_configs() for results in loaded + measured + added for run in results.runs):
         print("select_defaults: error: no verified configuration in the results", file=sys.stderr)
         return 1
     if existing is not None and document["entries"] == existing.get("entries"):

@@ -413,10 +413,57 @@ def test_evidence_shapes_take_measured_entries_without_a_tuned_one(tmp_path, cap
     assert "matrix.json nn 1000x1000x1000: 3 configurations measured" in capsys.readouterr().out
 
 
+def test_added_runs_give_new_configurations_entries_scaled_onto_the_database(tmp_path, capsys):
+    Z = "local cache_line_bytes=64 item=4x12 wg=16x8 vector_width=4"
+    sweep = write_results(tmp_path, [a_win()])
+    matrix = write_results(tmp_path, [a_matrix_run(4096, {X: 950.0, Y: 310.0})], name="matrix.json")
+    assert select_defaults.main([str(sweep), "--measured", str(matrix), "--target", "nvidia_gpu",
+                                 "--output_dir", str(tmp_path / "d")]) == 0
+    before = [e for e in entries(tmp_path)]
+    # A faster machine: X, Y and the default row ran 2x, 2.2x and 1.9x the database's figures there
+    # (median 2x), so Z's 1000 GFLOP/s counts as 500 beside them. X's text is written in another
+    # form than the database's (every parameter spelled out): still the same configuration.
+    x_today = "local cache_line_bytes=64 item=8x8 batch_tile=1x1 wg=16x16 vector_width=4"
+    added = write_results(tmp_path, [a_matrix_run(4096, {x_today: 1900.0, Y: 682.0, Z: 1000.0, DEFAULT: 190.0}),
+                                     a_matrix_run(1000, {X: 10.0, Z: 12.0}),
+                                     a_matrix_run(4096, {X: 1900.0, Z: 1000.0}, transposes="tt")], name="added.json")
+    # Only two configurations in common at 4096^3 tt (none measured there): not added either.
+    assert select_defaults.main(["--added", str(added), "--target", "nvidia_gpu",
+                                 "--output_dir", str(tmp_path / "d")]) == 0
+    after = entries(tmp_path)
+    new = [e for e in after if e not in before]
+    assert [e for e in before if e not in after] == []
+    [z] = new
+    assert z["configuration"] == Z and z["role"] == "measured" and z["gflops"] == 500.0
+    assert z["shape"] == {"m": 4096, "n": 4096, "k": 4096, "batch": 1} and z["transposes"] == "nn"
+    assert "beside 3 configurations the database measured there" in z["origin"] and "scaled by 0.500" in z["origin"]
+    out = capsys.readouterr().out
+    assert "added.json nn 4096x4096x4096: 1 configurations added, scaled by 0.500" in out
+    assert "added.json nn 1000x1000x1000: not added: the database measured nothing there" in out
+    assert "added.json tt 4096x4096x4096: not added: the database measured nothing there" in out
+    assert "added.json" in json.loads((tmp_path / "d" / "nvidia_gpu.json").read_text())["sources"]
+
+
+def test_an_added_run_needs_three_configurations_in_common(tmp_path, capsys):
+    sweep = write_results(tmp_path, [a_win()])
+    matrix = write_results(tmp_path, [a_matrix_run(4096, {X: 950.0, Y: 310.0})], name="matrix.json")
+    assert select_defaults.main([str(sweep), "--measured", str(matrix), "--target", "nvidia_gpu",
+                                 "--output_dir", str(tmp_path / "d")]) == 0
+    before = entries(tmp_path)
+    added = write_results(tmp_path, [a_matrix_run(4096, {X: 1900.0, "local vw=4 cls=64 item=4x12 wg=16x8": 9.0},
+                                                  )], name="added.json")
+    # The default row's configuration is timed too: X and DEFAULT, two in common.
+    assert select_defaults.main(["--added", str(added), "--target", "nvidia_gpu",
+                                 "--output_dir", str(tmp_path / "d")]) == 0
+    assert entries(tmp_path) == before
+    assert ("added.json nn 4096x4096x4096: not added: 2 configurations timed by both the run and the database, "
+            "at least 3 needed") in capsys.readouterr().out
+
+
 def test_evidence_and_runs_are_checked(tmp_path, capsys):
     out = ["--target", "nvidia_gpu", "--output_dir", str(tmp_path / "d")]
     assert select_defaults.main(out) == 1
-    assert "no runs: give tune_* --json results, or --measured runs" in capsys.readouterr().err
+    assert "no runs: give tune_* --json results, or --measured or --added runs" in capsys.readouterr().err
     sweep = write_results(tmp_path, [a_win()])
     evidence = tmp_path / "coverage.json"
     evidence.write_text(json.dumps({"shapes": [{"m": 10, "n": 10, "k": 10}]}))
