@@ -2,7 +2,8 @@
 # The split-K probe, one call on the GPU machine (../shared/gpu/README.md):
 #   source .gpu/env.sh && benchmark/gemm/split_probe/run.sh [SET SHAPES]  (TESSERA_PROBE_SECONDS: tune_all's limit, 420)
 # tune_all built with SET alone (blocks at fixed split counts; set.json by default,
-# narrow_set.json, tall_set.json, mid_set.json, long_set.json, k_groups_set.json or tall_mid_k_set.json)
+# narrow_set.json, tall_set.json, mid_set.json, long_set.json, k_groups_set.json, tall_mid_k_set.json,
+# ninety_six_set.json or beside_set.json)
 # times every count at every shape of SHAPES (shapes.json, narrow_shapes.json, tall_shapes.json,
 # mid_shapes.json, long_shapes.json, k_groups_shapes.json or tall_mid_k_shapes.json):
 # $OUT/split-probe.json, which benchmark/gemm/split_model_fit.py reads. mid_set.json / mid_shapes.json: whole against
@@ -10,6 +11,10 @@
 # the 128 x 64, 128 x 32 and 128 x 128 blocks at long-K calls with few waves. k_groups_set.json /
 # k_groups_shapes.json: the database's k-group blocks at calls of 30 to 130 of their blocks.
 # tall_mid_k_set.json / tall_mid_k_shapes.json: three blocks at tall calls of few column blocks.
+# ninety_six_set.json / ninety_six_shapes.json: blocks 96 wide beside the 128, 64 and 32 wide ones
+# at drawn outputs with a side of 60-110. beside_set.json / beside_shapes.json: the 64 x 96 block
+# beside configurations the H200 database measured at its shapes with a side of 192 or less (the
+# run's figures become its measured entries: gen/select_defaults.py --added).
 set -uo pipefail
 out=${OUT:?set OUT to the folder for the results}
 here=$(cd "$(dirname "$0")" && pwd)
