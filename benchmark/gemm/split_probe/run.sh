@@ -14,7 +14,8 @@
 # ninety_six_set.json / ninety_six_shapes.json: blocks 96 wide beside the 128, 64 and 32 wide ones
 # at drawn outputs with a side of 60-110. beside_set.json / beside_shapes.json: the 64 x 96 block
 # beside configurations the H200 database measured at its shapes with a side of 192 or less (the
-# run's figures become its measured entries: gen/select_defaults.py --added).
+# run's figures become its measured entries: gen/select_defaults.py --added); beside_mid_shapes.json
+# the same at its shapes with a shorter side of 193-700 (timed, not taken: benchmark/RESULTS.md).
 set -uo pipefail
 out=${OUT:?set OUT to the folder for the results}
 here=$(cd "$(dirname "$0")" && pwd)
