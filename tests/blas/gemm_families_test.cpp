@@ -93,13 +93,10 @@ INSTANTIATE_TEST_SUITE_P(Blas, GemmFamilies, ::testing::ValuesIn(all_cases()), n
 
 namespace {
 
-// Tall blocks of 16 and 32 columns for narrow outputs (the NVIDIA set's, issue 12): a K tile of
-// 32 floats so that 128 work-items share the narrow B tile's loads, and one split per call;
-// against OpenBLAS at odd sizes, every transpose.
-TEST(GemmTallBlocks, NarrowOutputsMatchOpenBlasAtOddSizesAndEveryTranspose) {
-  const char* const configs[] = {"local cache_line_bytes=128 item=4x4 wg=32x4 double_buffer=1 vector_width=4",
-                                 "local cache_line_bytes=64 item=8x4 wg=16x4 double_buffer=1 vector_width=4 split_k=0"};
-  const std::int64_t sizes[][3] = {{257, 16, 131}, {1000, 33, 77}, {5, 1, 300}, {130, 17, 1}};
+// Each float configuration against OpenBLAS at each size (m, n, k), every transpose, with padded
+// and odd leading dimensions: the checks of the blocks added for narrow outputs.
+template <std::size_t Configs, std::size_t Sizes>
+void check_every_transpose(const char* const (&configs)[Configs], const std::int64_t (&sizes)[Sizes][3]) {
   for (const char* text : configs)
     for (auto ta : {blas::transpose::none, blas::transpose::trans})
       for (auto tb : {blas::transpose::none, blas::transpose::trans})
@@ -111,9 +108,15 @@ TEST(GemmTallBlocks, NarrowOutputsMatchOpenBlasAtOddSizesAndEveryTranspose) {
         }
 }
 
-}  // namespace
-
-namespace {
+// Tall blocks of 16 and 32 columns for narrow outputs (the NVIDIA set's, issue 12): a K tile of
+// 32 floats so that 128 work-items share the narrow B tile's loads, and one split per call;
+// against OpenBLAS at odd sizes, every transpose.
+TEST(GemmTallBlocks, NarrowOutputsMatchOpenBlasAtOddSizesAndEveryTranspose) {
+  const char* const configs[] = {"local cache_line_bytes=128 item=4x4 wg=32x4 double_buffer=1 vector_width=4",
+                                 "local cache_line_bytes=64 item=8x4 wg=16x4 double_buffer=1 vector_width=4 split_k=0"};
+  const std::int64_t sizes[][3] = {{257, 16, 131}, {1000, 33, 77}, {5, 1, 300}, {130, 17, 1}};
+  check_every_transpose(configs, sizes);
+}
 
 // The 64 x 96 block (register blocks of 4 x 12: three vectors of columns) for outputs 65-96 wide,
 // where a 128-wide block computes a third of its tile for nothing (the NVIDIA set's, issue 12):
@@ -123,15 +126,7 @@ TEST(GemmNinetySixColumns, MatchOpenBlasAtOddSizesAndEveryTranspose) {
   const char* const configs[] = {"local cache_line_bytes=64 item=4x12 wg=16x8 double_buffer=1 vector_width=4",
                                  "local cache_line_bytes=64 item=4x12 wg=16x8 double_buffer=1 vector_width=4 split_k=3"};
   const std::int64_t sizes[][3] = {{301, 86, 131}, {67, 97, 67}, {5, 1, 300}, {130, 193, 1}};
-  for (const char* text : configs)
-    for (auto ta : {blas::transpose::none, blas::transpose::trans})
-      for (auto tb : {blas::transpose::none, blas::transpose::trans})
-        for (const auto& s : sizes) {
-          gemm_case c;
-          c.trans_a = ta, c.trans_b = tb, c.m = s[0], c.n = s[1], c.k = s[2];
-          c.lda_pad = 1, c.ldb_pad = 2, c.ldc_pad = 1, c.odd_ld = true;
-          check_gemm<float>(blas::parse_gemm_params(text), c);
-        }
+  check_every_transpose(configs, sizes);
 }
 
 }  // namespace
