@@ -79,9 +79,11 @@ def _entry_key(entry: dict) -> tuple:
     return key + ("measured", entry.get("configuration")) if entry.get("role") == "measured" else key
 
 
-def _as_written_today(configuration: str) -> str:
-    """A configuration in the text form the tuner writes today (every parameter of its family), so
-    that an entry written before a parameter existed matches the same configuration timed now."""
+def as_written_today(configuration: str) -> str:
+    """A recorded configuration in the text form the tuner writes today (every parameter of its
+    family): an entry or sweep recorded before a parameter existed (pretranspose, k_groups) names
+    the same configuration without it. A key the table no longer has (a dropped experiment's)
+    leaves the text as recorded: nothing written today can equal it."""
     try:
         return gemm_params.GemmConfig.from_text(configuration).text()
     except ValueError:
@@ -92,6 +94,11 @@ def _add_beside_measured(entries: dict, added_files: list[ResultsFile], notes: l
     """Adds a measured entry for each configuration of the added runs that the database did not
     measure at the run's shape, its GFLOP/s scaled onto the database's figures there (the median
     ratio over the configurations both timed)."""
+    # Each shape's measured figures by configuration, read once (some thousand entries).
+    measured_at: dict[tuple, dict[str, float]] = {}
+    for key, e in entries.items():
+        if e.get("role") == "measured":
+            measured_at.setdefault(key[:10], {})[as_written_today(e["configuration"])] = e["gflops"]
     for results in added_files:
         for run in results.runs:
             where = f"{results.path.name} {run.transposes} {run.size()}"
@@ -99,12 +106,11 @@ def _add_beside_measured(entries: dict, added_files: list[ResultsFile], notes: l
             if run.partial:
                 notes.append(f"{where}: not added: the run was stopped before it was complete")
                 continue
-            stored = {_as_written_today(e["configuration"]): e["gflops"] for key, e in entries.items()
-                      if e.get("role") == "measured" and key[:10] == prefix}
+            stored = measured_at.get(prefix, {})
             if not stored:
                 notes.append(f"{where}: not added: the database measured nothing there")
                 continue
-            timed = {_as_written_today(c): (c, g) for c, g in run.timed_configurations().items()}
+            timed = {as_written_today(c): (c, g) for c, g in run.timed_configurations().items()}
             common = sorted(c for c in timed if c in stored)
             if len(common) < ADDED_MIN_COMMON:
                 notes.append(f"{where}: not added: {len(common)} configurations timed by both the run and the "
@@ -112,14 +118,16 @@ def _add_beside_measured(entries: dict, added_files: list[ResultsFile], notes: l
                 continue
             scale = statistics.median(stored[c] / timed[c][1] for c in common)
             device = run.device or results.device
-            added = [timed[c] for c in timed if c not in stored]
-            for configuration, gflops in added:
+            added = [c for c in timed if c not in stored]
+            for today in added:
+                configuration, gflops = timed[today]
                 entry = _shape_entry(results, run, configuration, gflops * scale, "", [])
                 entry["role"] = "measured"
                 entry["origin"] = (f"measured {results.date[:10]} on {device['name']} at {run.size()} beside "
                                    f"{len(common)} configurations the database measured there, its figure scaled "
                                    f"by {scale:.3f} (their median ratio)")
                 entries[prefix + ("measured", configuration)] = entry
+                stored[today] = entry["gflops"]
             notes.append(f"{where}: {len(added)} configurations added, scaled by {scale:.3f}")
 
 

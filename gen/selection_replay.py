@@ -43,22 +43,10 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from select_defaults import ELEMENT_BYTES, select, shape_key  # noqa: E402
+from select_defaults import ELEMENT_BYTES, as_written_today, select, shape_key  # noqa: E402
 from tune_results import ResultsError, ResultsFile, Run, load_results, read_document, results_from_document  # noqa: E402
-import gemm_params  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def as_written_today(configuration: str) -> str:
-    """A recorded configuration in the text form gemm_pick writes today (every parameter of its
-    family): a sweep recorded before a parameter existed (pretranspose) names the same
-    configuration without it. A key the table no longer has (a dropped experiment's) leaves the
-    text as recorded: no pick can equal it."""
-    try:
-        return gemm_params.GemmConfig.from_text(configuration).text()
-    except ValueError:
-        return configuration
 
 
 def load_sweeps(path: Path) -> list[ResultsFile]:
