@@ -99,21 +99,8 @@ usage() { sed -n '2,/^[^#]/p' "$0" | grep '^#'; exit 2; }
 [ $# -gt 0 ] || usage
 [ $# -le 3 ] || { echo "gpu-run: at most three steps per call (8 files come back)"; exit 2; }
 
-# OpenMPI: the machine's (the H200 machines have 4.1.6 in /usr), or Debian's from .gpu/debs (named
-# *.openmpi there, and relocated to GPU_PREFIX: OPAL_PREFIX tells it where it lies). Where the
-# machine has its own, the packed libraries leave the prefix: on LD_LIBRARY_PATH they would be
-# loaded by the machine's mpirun and its plugins (a PMIx of another version: undefined symbols).
-if [ -x /usr/bin/mpirun ] && [ -n "${GPU_PREFIX:-}" ]; then
-  _ml=$GPU_PREFIX/usr/lib/x86_64-linux-gnu
-  rm -rf "$_ml"/openmpi "$_ml"/libmpi* "$_ml"/libopen-* "$_ml"/libpmix* "$_ml"/libhwloc* "$_ml"/libevent* \
-    "$_ml"/libfabric* "$_ml"/libucx* "$_ml"/libuc[mpst]* "$_ml"/libibverbs* "$_ml"/librdmacm* "$_ml"/libnl-* \
-    "$_ml"/libpsm* "$_ml"/libmunge* "$_ml"/libnuma* "$_ml"/libxnvctrl* "$_ml"/libpciaccess* "$GPU_PREFIX"/usr/bin/*openmpi*
-fi
-mpicxx=$(command -v mpicxx || command -v mpicxx.openmpi || true)
-mpirun=$(command -v mpirun || command -v mpirun.openmpi || true)
-if [ -n "${GPU_PREFIX:-}" ] && [[ $mpirun == "$GPU_PREFIX"/* ]]; then export OPAL_PREFIX=$GPU_PREFIX/usr; fi
-# Root in a container: allowed; no cross-memory attach between ranks (ptrace is off).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+# OpenMPI (mpicxx, mpirun) and tuner_command BUILD.
+source "$(dirname "$0")/gpu-mpi.sh"
 configure() {
   [ -f "$build/CMakeCache.txt" ] && return 0
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTUNING_TARGET=NVIDIA_GPU -DCUDAToolkit_ROOT=/usr/local/cuda \
@@ -357,18 +344,6 @@ step_shapes-bench() {
   return $status
 }
 
-# tuner_command: sets tuner to the built tune_all, under mpirun with one rank per GPU where the
-# machine has several and tune_all was built with MPI (each shape is measured whole on one GPU).
-tuner_command() {
-  local gpus
-  gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-  tuner=("$build/tools/auto_tuner/tune_all")
-  if [ "${gpus:-0}" -gt 1 ] && grep -q '^TESSERA_TUNER_MPI:INTERNAL=\(1\|ON\|TRUE\)' "$build/CMakeCache.txt"; then
-    # --bind-to none: OpenMPI binds each of two ranks to one core, where its kernel builds would queue.
-    tuner=("$mpirun" -n "$gpus" --bind-to none "${tuner[@]}")
-  fi
-  echo "tuner: ${tuner[*]}"
-}
 
 # time_database_set DATABASE JSON SECONDS SUITE...: the build's tuner rebuilt with DATABASE's
 # configurations alone times each at every shape of the suites (no budget) into JSON, stopped after
@@ -381,7 +356,7 @@ time_database_set() {
   cmake -S . -B "$build" -DTUNING_CONFIG="$set" > /dev/null && cmake --build "$build" -j"$jobs" --target tune_all || status=1
   if [ $status -eq 0 ]; then
     local start=$SECONDS
-    tuner_command
+    tuner_command "$build"
     timeout -s TERM "${TESSERA_MATRIX_SECONDS:-$seconds}" "${tuner[@]}" \
       --shapes "$@" --reps 3 --rounds 3 --finalists 1 --json "$json" || status=1
     echo "tune_all over the database's configurations: $((SECONDS - start)) s"
@@ -421,7 +396,7 @@ coverage_tuned=$build/coverage-tuned
 step_coverage-tune() {
   targets tune_all || return 1
   local start=$SECONDS status=0 shapes=${TESSERA_COVERAGE_TUNE_SHAPES:-configs/shapes/coverage_tune.json}
-  tuner_command
+  tuner_command "$build"
   # SIGTERM: what was tuned is saved, the shape cut short marked partial (select_defaults skips it).
   timeout -s TERM "${TESSERA_COVERAGE_SECONDS:-450}" "${tuner[@]}" --shapes "$shapes" \
     --budget "${TESSERA_COVERAGE_BUDGET:-24}" --reps 3 --rounds 5 --json "$out/coverage-tune.json" || status=1
