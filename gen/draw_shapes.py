@@ -13,7 +13,13 @@ neighbours of a shorter K (benchmark/RESULTS.md, issue 12, the long-K split prob
 odds), the other in 256..8192, k in 128..16384. There a block of 128 columns computes up to two
 thirds of its tile for nothing (benchmark/RESULTS.md, issue 12, the blocks of 96).
 
-  python3 gen/draw_shapes.py --seed S --count N [--regime long-k|narrow] --description TEXT --output FILE
+--regime short-side draws outputs with one short side beside a wide one and a long K: the short
+side log-uniform in 96..320 (M or N, even odds), the other in 1024..8192, k in 1536..16384. A few
+blocks cover the short side and a few dozen the wide one: under four waves of 64 x 64 blocks, so
+the whole-K blocks, the split ones and the k-group ones compete there (benchmark/RESULTS.md,
+issue 12, complete evidence).
+
+  python3 gen/draw_shapes.py --seed S --count N [--regime long-k|narrow|short-side] --description TEXT --output FILE
 
 The same seed draws the same shapes (Python's random.Random). Use a seed no other shape file used:
 a file drawn for evidence (configs/shapes/coverage.json) must share no shape with the held-out ones.
@@ -29,7 +35,7 @@ from pathlib import Path
 
 MIN_FLOPS, MAX_FLOPS = 2e7, 2e11
 LONG_K_MAX_BLOCKS = 4 * 132  # 128 x 64 blocks: four waves of an H200
-REGIMES = ("any", "long-k", "narrow")
+REGIMES = ("any", "long-k", "narrow", "short-side")
 
 
 def log_uniform(rng: random.Random, low: int, high: int) -> int:
@@ -54,6 +60,10 @@ def draw(seed: int, count: int, regime: str = "any") -> list[dict]:
             narrow, wide, k = log_uniform(rng, 60, 110), log_uniform(rng, 256, 8192), log_uniform(rng, 128, 16384)
             m, n = (narrow, wide) if rng.random() < 0.5 else (wide, narrow)
             batch = 1
+        elif regime == "short-side":
+            short, wide, k = log_uniform(rng, 96, 320), log_uniform(rng, 1024, 8192), log_uniform(rng, 1536, 16384)
+            m, n = (short, wide) if rng.random() < 0.5 else (wide, short)
+            batch = 1
         elif rng.random() < 0.2:
             m, n, k = (log_uniform(rng, 8, 256) for _ in range(3))
             batch = log_uniform(rng, 8, 4096)
@@ -73,8 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--regime", choices=REGIMES, default="any",
-                        help="any (the untuned files' draw), long-k (long K beside few blocks) or narrow "
-                             "(one side of the output 60-110)")
+                        help="any (the untuned files' draw), long-k (long K beside few blocks), narrow "
+                             "(one side of the output 60-110) or short-side (one side 96-320, the other "
+                             "1024-8192, K 1536-16384)")
     parser.add_argument("--description", required=True, help="the file's description (say what it is for)")
     parser.add_argument("--output", type=Path, required=True)
     args = parser.parse_args(argv)
