@@ -40,7 +40,9 @@ At each shape where the database has measured entries, each configuration it lac
 with the run's GFLOP/s scaled by the median ratio of the database's figures to the run's over the
 configurations both timed (at least 3; the machines of two runs differ by a few percent), so that
 it is weighed against the others as if timed with them. The shape's other entries stay as they
-are; a shape with fewer common configurations is left, and the script says so.
+are; a shape with fewer common configurations is left, and so is one where their ratios disagree
+(the middle half more than 12% of the median apart: the database's figures there came from an
+older build); the script says so.
 """
 from __future__ import annotations
 
@@ -59,6 +61,10 @@ import gemm_params  # noqa: E402
 
 ELEMENT_BYTES = {"float": 4, "double": 8}
 ADDED_MIN_COMMON = 3  # configurations timed by both a run of --added and the database, to scale it by
+# Their ratios (the database's figure over the run's) must agree: an interquartile range above this
+# fraction of the median says the two measured different kernels (the database's figures at a shape
+# written by an older build), so no one scale carries the run's figures over (512^3 NN: 0.76-1.54).
+ADDED_MAX_SPREAD = 0.12
 
 
 def _element_bytes(results: ResultsFile) -> int:
@@ -116,7 +122,14 @@ def _add_beside_measured(entries: dict, added_files: list[ResultsFile], notes: l
                 notes.append(f"{where}: not added: {len(common)} configurations timed by both the run and the "
                              f"database, at least {ADDED_MIN_COMMON} needed to scale the run onto the database")
                 continue
-            scale = statistics.median(stored[c] / timed[c][1] for c in common)
+            ratios = sorted(stored[c] / timed[c][1] for c in common)
+            scale = statistics.median(ratios)
+            low, _, high = statistics.quantiles(ratios, n=4, method="inclusive")
+            if (high - low) / scale > ADDED_MAX_SPREAD:
+                notes.append(f"{where}: not added: the {len(common)} configurations timed by both the run and the "
+                             f"database disagree on the scale (the middle half of their ratios {low:.3f}-{high:.3f}, "
+                             f"more than {ADDED_MAX_SPREAD:.0%} of the median {scale:.3f} apart)")
+                continue
             device = run.device or results.device
             added = [c for c in timed if c not in stored]
             for today in added:

@@ -59,7 +59,8 @@ def test_the_narrow_tuning_shapes_share_no_shape_with_a_held_out_one():
 
 @pytest.mark.parametrize("name, count", [("long_shapes.json", 10), ("k_groups_shapes.json", 6),
                                          ("tall_mid_k_shapes.json", 4), ("ninety_six_shapes.json", 12),
-                                         ("beside_shapes.json", 49), ("beside_mid_shapes.json", 31)])
+                                         ("beside_shapes.json", 49), ("beside_mid_shapes.json", 31),
+                                         ("fill_shapes.json", 113)])
 def test_each_drawn_split_probe_shares_no_shape_with_a_held_out_one(name, count):
     probe = shapes_of(ROOT / "benchmark/gemm/split_probe" / name)
     assert len(probe) == count
@@ -77,7 +78,7 @@ def test_the_long_k_regime_draws_long_k_beside_few_blocks():
     assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
     # The bounds bite: the plain draw has shapes the regime refuses.
     assert any(not draw_shapes.is_long_k(s["m"], s["n"], s["k"]) for s in draw_shapes.draw(11, 200))
-    with pytest.raises(ValueError, match="regime 'wide': expected one of any, long-k, narrow"):
+    with pytest.raises(ValueError, match="regime .wide.: expected one of any, long-k, narrow, short-side"):
         draw_shapes.draw(11, 3, "wide")
 
 
@@ -114,3 +115,20 @@ def test_the_narrow_regime_draws_outputs_with_one_side_of_60_to_110():
     assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
     probe = json.loads((ROOT / "benchmark/gemm/split_probe/ninety_six_shapes.json").read_text())
     assert probe["shapes"] == draw_shapes.draw(20261205, 12, "narrow")
+
+
+def test_the_short_side_regime_draws_one_short_side_beside_a_wide_one_and_a_long_k():
+    shapes = draw_shapes.draw(13, 200, "short-side")
+    assert shapes == draw_shapes.draw(13, 200, "short-side") and len({key(s) for s in shapes}) == 200
+    for s in shapes:
+        short, wide = sorted((s["m"], s["n"]))
+        assert s["batch"] == 1 and 96 <= short <= 320 and 1024 <= wide <= 8192 and 1536 <= s["k"] <= 16384
+        assert draw_shapes.MIN_FLOPS <= 2.0 * s["m"] * s["n"] * s["k"] <= draw_shapes.MAX_FLOPS
+    assert any(s["m"] < s["n"] for s in shapes) and any(s["m"] > s["n"] for s in shapes)
+    assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
+
+
+def test_the_short_side_file_is_its_draw_and_shares_no_shape_with_a_held_out_one():
+    drawn = json.loads((ROOT / "configs/shapes/short_side_draw.json").read_text())
+    assert drawn["shapes"] == draw_shapes.draw(20261206, 16, "short-side")
+    assert_shares_no_shape({key(s) for s in drawn["shapes"]}, HELD_OUT)
