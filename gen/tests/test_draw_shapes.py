@@ -103,29 +103,25 @@ def test_a_count_below_one_is_refused(tmp_path, capsys):
     assert written == {"description": "three", "shapes": draw_shapes.draw(1, 3)}
 
 
-def test_the_narrow_regime_draws_outputs_with_one_side_of_60_to_110():
-    shapes = draw_shapes.draw(12, 200, "narrow")
-    assert shapes == draw_shapes.draw(12, 200, "narrow") and len({key(s) for s in shapes}) == 200
-    for s in shapes:
-        narrow, wide = sorted((s["m"], s["n"]))
-        assert s["batch"] == 1 and 60 <= narrow <= 110 and 256 <= wide <= 8192 and 128 <= s["k"] <= 16384
-        assert draw_shapes.MIN_FLOPS <= 2.0 * s["m"] * s["n"] * s["k"] <= draw_shapes.MAX_FLOPS
-    # Both sides take the narrow one, and every transpose comes up.
-    assert any(s["m"] < s["n"] for s in shapes) and any(s["m"] > s["n"] for s in shapes)
-    assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
-    probe = json.loads((ROOT / "benchmark/gemm/split_probe/ninety_six_shapes.json").read_text())
-    assert probe["shapes"] == draw_shapes.draw(20261205, 12, "narrow")
-
-
-def test_the_short_side_regime_draws_one_short_side_beside_a_wide_one_and_a_long_k():
-    shapes = draw_shapes.draw(13, 200, "short-side")
-    assert shapes == draw_shapes.draw(13, 200, "short-side") and len({key(s) for s in shapes}) == 200
+@pytest.mark.parametrize("regime, seed, short_side, wide_side, k_range",
+                         [("narrow", 12, (60, 110), (256, 8192), (128, 16384)),
+                          ("short-side", 13, (96, 320), (1024, 8192), (1536, 16384))])
+def test_a_regime_of_one_short_side_draws_within_its_bounds(regime, seed, short_side, wide_side, k_range):
+    shapes = draw_shapes.draw(seed, 200, regime)
+    assert shapes == draw_shapes.draw(seed, 200, regime) and len({key(s) for s in shapes}) == 200
     for s in shapes:
         short, wide = sorted((s["m"], s["n"]))
-        assert s["batch"] == 1 and 96 <= short <= 320 and 1024 <= wide <= 8192 and 1536 <= s["k"] <= 16384
+        assert s["batch"] == 1 and short_side[0] <= short <= short_side[1] and wide_side[0] <= wide <= wide_side[1]
+        assert k_range[0] <= s["k"] <= k_range[1]
         assert draw_shapes.MIN_FLOPS <= 2.0 * s["m"] * s["n"] * s["k"] <= draw_shapes.MAX_FLOPS
+    # Both sides take the short one, and every transpose comes up.
     assert any(s["m"] < s["n"] for s in shapes) and any(s["m"] > s["n"] for s in shapes)
     assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
+
+
+def test_the_ninety_six_probe_is_its_narrow_draw():
+    probe = json.loads((ROOT / "benchmark/gemm/split_probe/ninety_six_shapes.json").read_text())
+    assert probe["shapes"] == draw_shapes.draw(20261205, 12, "narrow")
 
 
 def test_the_short_side_file_is_its_draw_and_shares_no_shape_with_a_held_out_one():

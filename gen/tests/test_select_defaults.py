@@ -444,44 +444,45 @@ def test_added_runs_give_new_configurations_entries_scaled_onto_the_database(tmp
     assert "added.json" in json.loads((tmp_path / "d" / "nvidia_gpu.json").read_text())["sources"]
 
 
-def test_an_added_run_needs_three_configurations_in_common(tmp_path, capsys):
+def measured_at_4096(tmp_path) -> list:
+    """A database with X, Y and the default measured at 4096^3 NN; its entries."""
     sweep = write_results(tmp_path, [a_win()])
     matrix = write_results(tmp_path, [a_matrix_run(4096, {X: 950.0, Y: 310.0})], name="matrix.json")
     assert select_defaults.main([str(sweep), "--measured", str(matrix), "--target", "nvidia_gpu",
                                  "--output_dir", str(tmp_path / "d")]) == 0
-    before = entries(tmp_path)
-    added = write_results(tmp_path, [a_matrix_run(4096, {X: 1900.0, "local vw=4 cls=64 item=4x12 wg=16x8": 9.0},
-                                                  )], name="added.json")
-    # The default row's configuration is timed too: X and DEFAULT, two in common.
+    return entries(tmp_path)
+
+
+def assert_not_added(tmp_path, capsys, added, before, message: str) -> None:
     assert select_defaults.main(["--added", str(added), "--target", "nvidia_gpu",
                                  "--output_dir", str(tmp_path / "d")]) == 0
     assert entries(tmp_path) == before
-    assert ("added.json nn 4096x4096x4096: not added: 2 configurations timed by both the run and the database, "
-            "at least 3 needed") in capsys.readouterr().out
+    assert f"added.json nn 4096x4096x4096: not added: {message}" in capsys.readouterr().out
+
+
+def test_an_added_run_needs_three_configurations_in_common(tmp_path, capsys):
+    before = measured_at_4096(tmp_path)
+    added = write_results(tmp_path, [a_matrix_run(4096, {X: 1900.0, "local vw=4 cls=64 item=4x12 wg=16x8": 9.0})],
+                          name="added.json")
+    # The default row's configuration is timed too: X and DEFAULT, two in common.
+    assert_not_added(tmp_path, capsys, added, before,
+                     "2 configurations timed by both the run and the database, at least 3 needed")
 
 
 def test_an_added_run_whose_common_configurations_disagree_on_the_scale_is_not_added(tmp_path, capsys):
-    sweep = write_results(tmp_path, [a_win()])
-    matrix = write_results(tmp_path, [a_matrix_run(4096, {X: 950.0, Y: 310.0})], name="matrix.json")
-    assert select_defaults.main([str(sweep), "--measured", str(matrix), "--target", "nvidia_gpu",
-                                 "--output_dir", str(tmp_path / "d")]) == 0
-    before = entries(tmp_path)
-    z = "local vw=4 cls=64 item=4x12 wg=16x8"
+    before = measured_at_4096(tmp_path)
     # X ran as the database says, Y twice and the default row three times as fast: the database's
     # figures there were not taken with the run's kernels, and no one scale carries Z over.
-    added = write_results(tmp_path, [a_matrix_run(4096, {X: 950.0, Y: 620.0, z: 700.0})], name="added.json")
-    default_there = [e for e in before if e["configuration"] == DEFAULT and e.get("role") == "measured"]
-    assert default_there, "the fixture's matrix times the default row as well"
+    added = write_results(tmp_path, [a_matrix_run(4096, {X: 950.0, Y: 620.0, "local vw=4 cls=64 item=4x12 wg=16x8": 700.0})],
+                          name="added.json")
+    [default_there] = [e["gflops"] for e in before if e["configuration"] == DEFAULT and e.get("role") == "measured"]
     run = json.loads(added.read_text())
-    for r in run["runs"][0]["results"]:
-        if r.get("configuration") == DEFAULT:
-            r["gflops"] = {k: v * 3.0 * default_there[0]["gflops"] / r["gflops"]["median"] for k, v in r["gflops"].items()}
+    [default_row] = [r for r in run["runs"][0]["results"] if r.get("configuration") == DEFAULT]
+    scale = 3.0 * default_there / default_row["gflops"]["median"]
+    default_row["gflops"] = {k: v * scale for k, v in default_row["gflops"].items()}
     added.write_text(json.dumps(run))
-    assert select_defaults.main(["--added", str(added), "--target", "nvidia_gpu",
-                                 "--output_dir", str(tmp_path / "d")]) == 0
-    assert entries(tmp_path) == before
-    assert ("added.json nn 4096x4096x4096: not added: the 3 configurations timed by both the run and the database "
-            "disagree on the scale") in capsys.readouterr().out
+    assert_not_added(tmp_path, capsys, added, before,
+                     "the 3 configurations timed by both the run and the database disagree on the scale")
 
 
 def test_evidence_and_runs_are_checked(tmp_path, capsys):
