@@ -15,7 +15,7 @@ thirds of its tile for nothing (benchmark/RESULTS.md, issue 12, the blocks of 96
 
 --regime short-side draws outputs with one short side beside a wide one and a long K: the short
 side log-uniform in 96..320 (M or N, even odds), the other in 1024..8192, k in 1536..16384. A few
-blocks cover the short side and a few dozen the wide one: under four waves of 64 x 64 blocks, so
+blocks cover the short side and a few dozen the wide one: mostly under four waves of 64 x 64 blocks, so
 the whole-K blocks, the split ones and the k-group ones compete there (benchmark/RESULTS.md,
 issue 12, complete evidence).
 

@@ -63,7 +63,8 @@ ELEMENT_BYTES = {"float": 4, "double": 8}
 ADDED_MIN_COMMON = 3  # configurations timed by both a run of --added and the database, to scale it by
 # Their ratios (the database's figure over the run's) must agree: an interquartile range above this
 # fraction of the median says the two measured different kernels (the database's figures at a shape
-# written by an older build), so no one scale carries the run's figures over (512^3 NN: 0.76-1.54).
+# written by an older build), so no one scale carries the run's figures over (512^3 NN: the middle
+# half 1.04-1.57).
 ADDED_MAX_SPREAD = 0.12
 
 
