@@ -35,7 +35,10 @@ from pathlib import Path
 
 MIN_FLOPS, MAX_FLOPS = 2e7, 2e11
 LONG_K_MAX_BLOCKS = 4 * 132  # 128 x 64 blocks: four waves of an H200
-REGIMES = ("any", "long-k", "narrow", "short-side")
+# The regimes of one short side beside a wide one: (short side, wide side, k), each drawn log-uniform.
+ONE_SHORT_SIDE = {"narrow": ((60, 110), (256, 8192), (128, 16384)),
+                  "short-side": ((96, 320), (1024, 8192), (1536, 16384))}
+REGIMES = ("any", "long-k", *ONE_SHORT_SIDE)
 
 
 def log_uniform(rng: random.Random, low: int, high: int) -> int:
@@ -56,12 +59,8 @@ def draw(seed: int, count: int, regime: str = "any") -> list[dict]:
             m, n, k, batch = log_uniform(rng, 32, 8192), log_uniform(rng, 32, 8192), log_uniform(rng, 1024, 16384), 1
             if not is_long_k(m, n, k):
                 continue
-        elif regime == "narrow":
-            narrow, wide, k = log_uniform(rng, 60, 110), log_uniform(rng, 256, 8192), log_uniform(rng, 128, 16384)
-            m, n = (narrow, wide) if rng.random() < 0.5 else (wide, narrow)
-            batch = 1
-        elif regime == "short-side":
-            short, wide, k = log_uniform(rng, 96, 320), log_uniform(rng, 1024, 8192), log_uniform(rng, 1536, 16384)
+        elif regime in ONE_SHORT_SIDE:
+            short, wide, k = (log_uniform(rng, low, high) for low, high in ONE_SHORT_SIDE[regime])
             m, n = (short, wide) if rng.random() < 0.5 else (wide, short)
             batch = 1
         elif rng.random() < 0.2:

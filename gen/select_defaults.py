@@ -118,12 +118,12 @@ def _add_beside_measured(entries: dict, added_files: list[ResultsFile], notes: l
                 notes.append(f"{where}: not added: the database measured nothing there")
                 continue
             timed = {as_written_today(c): (c, g) for c, g in run.timed_configurations().items()}
-            common = sorted(c for c in timed if c in stored)
+            common = [c for c in timed if c in stored]
             if len(common) < ADDED_MIN_COMMON:
                 notes.append(f"{where}: not added: {len(common)} configurations timed by both the run and the "
                              f"database, at least {ADDED_MIN_COMMON} needed to scale the run onto the database")
                 continue
-            ratios = sorted(stored[c] / timed[c][1] for c in common)
+            ratios = [stored[c] / timed[c][1] for c in common]
             scale = statistics.median(ratios)
             low, _, high = statistics.quantiles(ratios, n=4, method="inclusive")
             if (high - low) / scale > ADDED_MAX_SPREAD:
@@ -473,7 +473,8 @@ def main(argv: list[str] | None = None) -> int:
         loaded = [load_results(p) for p in args.results]
         measured = [load_results(p) for p in args.measured]
         added = [load_results(p) for p in args.added]
-        for results in loaded + measured + added:
+        every_file = loaded + measured + added
+        for results in every_file:
             if results.epilogue is not None:
                 raise ResultsError(f"{results.path}: $.epilogue is {results.epilogue!r}: tuned with a fused epilogue, "
                                    "but the defaults table holds plain-GEMM configurations (tune without --epilogue)")
@@ -488,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for note in notes:
         print(f"select_defaults: {note}")
-    if not any(run.ranked_configs() for results in loaded + measured + added for run in results.runs):
+    if not any(run.ranked_configs() for results in every_file for run in results.runs):
         print("select_defaults: error: no verified configuration in the results", file=sys.stderr)
         return 1
     if existing is not None and document["entries"] == existing.get("entries"):

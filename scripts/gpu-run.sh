@@ -344,7 +344,6 @@ step_shapes-bench() {
   return $status
 }
 
-
 # time_database_set DATABASE JSON SECONDS SUITE...: the build's tuner rebuilt with DATABASE's
 # configurations alone times each at every shape of the suites (no budget) into JSON, stopped after
 # SECONDS (TESSERA_MATRIX_SECONDS overrides it); the build is configured back after. Fails where the
