@@ -29,6 +29,15 @@ its measured entries: the nearest shapes' winners weighed by fill) and "measured
 database: what blas::gemm does).
 
   python3 gen/selection_replay.py MATRIX.json --matrix DATABASE.json --compute-units 132 [--json out.json]
+
+With --own-figures the one SWEEP is itself a defaults file with measured entries: each of its
+measured shapes is left out in turn (every entry of that shape and transposes), gemm_pick picks
+there from the rest, and the pick scores the file's own figures there over the fastest of them.
+The call runs a pick with its own split of K (chosen_split_k, gemm_pick's "configuration"): it
+scores the configuration measured split per call (split_k=0) there, which ran with that split,
+else the configuration exactly as it runs. Without a device, after every change to the rule.
+
+  python3 gen/selection_replay.py DATABASE.json --own-figures --compute-units 132 [--json out.json] [--require 0.94]
 """
 from __future__ import annotations
 
@@ -36,6 +45,7 @@ import argparse
 import dataclasses
 import json
 import math
+import re
 import statistics
 import subprocess
 import sys
@@ -85,12 +95,9 @@ def without_shape(sweeps: list[ResultsFile], key: tuple) -> list[ResultsFile]:
             for results in sweeps]
 
 
-def run_gemm_pick(gemm_pick: Path, db_path: Path, suite_path: Path, name: str, device: dict, vendor: str,
-                  compute_units: int, element_bytes: int) -> list[str]:
-    """gemm_pick's configuration for each shape of suite_path from the database at db_path: the
-    picked entry's configuration, as the sweeps measured it. blas::gemm runs a tuned shape's pick at
-    another shape with the call's split of K (gemm_pick's "configuration"); this replay scores the
-    rule's choice of an entry, not the split, which no sweep timed at every count."""
+def gemm_pick_rows(gemm_pick: Path, db_path: Path, suite_path: Path, name: str, device: dict, vendor: str,
+                   compute_units: int, element_bytes: int) -> list[dict]:
+    """gemm_pick's answer for each shape of suite_path from the database at db_path."""
     command = [str(gemm_pick), "--defaults", str(db_path), "--shapes", str(suite_path), "--device-name", name,
                "--architecture", device.get("architecture", ""), "--vendor", vendor,
                "--type", device.get("type", "gpu"), "--compute-units", str(compute_units),
@@ -98,7 +105,18 @@ def run_gemm_pick(gemm_pick: Path, db_path: Path, suite_path: Path, name: str, d
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise ResultsError(f"gemm_pick failed ({done.returncode}): {done.stderr.strip()}")
-    return [as_written_today((row.get("entry") or row)["configuration"]) for row in json.loads(done.stdout)]
+    return json.loads(done.stdout)
+
+
+def run_gemm_pick(gemm_pick: Path, db_path: Path, suite_path: Path, name: str, device: dict, vendor: str,
+                  compute_units: int, element_bytes: int) -> list[str]:
+    """gemm_pick's configuration for each shape of suite_path from the database at db_path: the
+    picked entry's configuration, as the sweeps measured it. blas::gemm runs a tuned shape's pick at
+    another shape with the call's split of K (gemm_pick's "configuration"); this replay scores the
+    rule's choice of an entry, not the split, which no sweep timed at every count."""
+    return [as_written_today((row.get("entry") or row)["configuration"])
+            for row in gemm_pick_rows(gemm_pick, db_path, suite_path, name, device, vendor, compute_units,
+                                      element_bytes)]
 
 
 def pick(gemm_pick: Path, db_path: Path, suite_path: Path, key: tuple, device: dict, vendor: str,
@@ -220,6 +238,49 @@ def matrix_replay(matrix: ResultsFile, database: dict, gemm_pick: Path, vendor: 
     return {"compute_units": compute_units, "matrix": matrix.path.name, "summary": summary, "shapes": shapes}
 
 
+def split_per_call(configuration: str) -> str:
+    """The configuration as the database writes it when its split is chosen per call."""
+    return re.sub(r"\bsplit_k=\d+", "split_k=0", configuration)
+
+
+def own_figures_replay(database: dict, gemm_pick: Path, vendor: str, compute_units: int, scratch: Path) -> dict:
+    """Each measured shape of database left out in turn, its pick scored by the database's own
+    figures there (module docstring)."""
+    entries = database["entries"]
+    timed: dict[tuple, dict[str, float]] = {}
+    device: dict | None = None
+    for e in entries:
+        if e.get("role") != "measured" or e.get("precision", "default") != "default" or e.get("element_bytes") != 4:
+            continue
+        s = e["shape"]
+        timed.setdefault((e["transposes"], s["m"], s["n"], s["k"], s["batch"]), {})[
+            as_written_today(e["configuration"])] = e["gflops"]
+        device = device or {"name": e["match"], "architecture": e.get("architecture", "")}
+    if device is None:
+        raise ResultsError("no measured float entries of the default precision: nothing to leave out")
+
+    def shape_of(e: dict) -> tuple | None:
+        s = e.get("shape")
+        return (e["transposes"], s["m"], s["n"], s["k"], s["batch"]) if s and e.get("element_bytes") in (0, 4) else None
+
+    db_path, suite_path = scratch / "database.json", scratch / "shape.json"
+    shapes = []
+    for key in sorted(timed):
+        db_path.write_text(json.dumps({"entries": [e for e in entries if shape_of(e) != key]}))
+        transposes, m, n, k, batch = key
+        suite_path.write_text(json.dumps([{"m": m, "n": n, "k": k, "batch": batch, "transposes": transposes}]))
+        row = gemm_pick_rows(gemm_pick, db_path, suite_path, device["name"], device, vendor, compute_units, 4)[0]
+        runs = as_written_today(row["configuration"])
+        figures = timed[key]
+        scored = next((c for c in (split_per_call(runs), runs) if c in figures), None)
+        shapes.append({"transposes": transposes, "m": m, "n": n, "k": k, "batch": batch, "configuration": runs,
+                       "fraction_of_best": figures[scored] / max(figures.values()) if scored else None})
+    got = [s["fraction_of_best"] for s in shapes if s["fraction_of_best"] is not None]
+    return {"compute_units": compute_units, "shapes": shapes,
+            "summary": {"shapes": len(shapes), "unmeasured": len(shapes) - len(got), "geometric_mean": geometric_mean(got),
+                        "minimum": min(got, default=float("nan")), "below_0_8": sum(1 for v in got if v < 0.8)}}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sweeps", type=Path, nargs="+", help="tune_* --json files or compare_sweeps documents")
@@ -227,9 +288,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vendor", default="nvidia", help="the device key's vendor (nvidia, amd, intel, pocl)")
     parser.add_argument("--gemm-pick", type=Path, default=ROOT / "build" / "tools" / "auto_tuner" / "gemm_pick")
     parser.add_argument("--json", type=Path, help="write the replay here")
-    parser.add_argument("--require", type=float, help="the fill rule's least geometric mean fraction of the best")
+    parser.add_argument("--require", type=float,
+                        help="the least geometric mean fraction of the best: of the fill rule's picks, or with "
+                             "--own-figures of the measured rule's")
     parser.add_argument("--matrix", type=Path, metavar="DATABASE",
                         help="the one SWEEP is a matrix of this database's configurations (module docstring)")
+    parser.add_argument("--own-figures", action="store_true",
+                        help="the one SWEEP is a defaults file, scored by its own measured figures (module docstring)")
     args = parser.parse_args(argv)
     if args.compute_units < 1:
         parser.error("--compute-units: at least 1")
@@ -237,8 +302,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--require: {args.require} is out of range: a fraction above 0 and at most 1")
     if not args.gemm_pick.exists():
         parser.error(f"--gemm-pick: no {args.gemm_pick} (build the target gemm_pick)")
+    if args.matrix is not None and args.own_figures:
+        parser.error("--matrix and --own-figures: give one")
     if args.matrix is not None:
         return _main_matrix(args)
+    if args.own_figures:
+        return _main_own_figures(args)
     try:
         with tempfile.TemporaryDirectory() as scratch_dir:
             scratch = Path(scratch_dir)
@@ -285,6 +354,35 @@ def _main_matrix(args: argparse.Namespace) -> int:
               f"{v['geometric_mean']:.3f}, minimum {v['minimum']:.2f}, {v['below_0_8']} below 0.8")
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+def _main_own_figures(args: argparse.Namespace) -> int:
+    if len(args.sweeps) != 1:
+        print("selection_replay: --own-figures: give the one defaults file", file=sys.stderr)
+        return 1
+    try:
+        database = read_document(args.sweeps[0])
+        if not isinstance(database, dict) or not isinstance(database.get("entries"), list):
+            raise ResultsError(f"{args.sweeps[0]}: $.entries: expected a list (is this a defaults file?)")
+        with tempfile.TemporaryDirectory() as scratch_dir:
+            result = own_figures_replay(database, args.gemm_pick, args.vendor, args.compute_units, Path(scratch_dir))
+    except (OSError, ResultsError) as e:
+        print(f"selection_replay: {e}", file=sys.stderr)
+        return 1
+    for s in result["shapes"]:
+        fraction = s["fraction_of_best"]
+        print(f"{s['m']}x{s['n']}x{s['k']}" + (f" batch {s['batch']}" if s["batch"] > 1 else "")
+              + f" {s['transposes']}: " + (f"{fraction:.2f}" if fraction is not None else "unmeasured"))
+    v = result["summary"]
+    print(f"left out: {v['shapes']} shapes ({v['unmeasured']} picks unmeasured), geometric mean "
+          f"{v['geometric_mean']:.3f}, minimum {v['minimum']:.2f}, {v['below_0_8']} below 0.8")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+    if args.require is not None and not v["geometric_mean"] >= args.require:
+        print(f"selection_replay: the picks reach {v['geometric_mean']:.3f} of the best measured, "
+              f"below the required {args.require}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -228,3 +228,67 @@ def test_a_matrix_needs_one_run_and_a_defaults_file(tmp_path: Path, capsys: pyte
     assert selection_replay.main([str(matrix), "--matrix", str(matrix), "--compute-units", "132",
                                   "--gemm-pick", pick]) == 1
     assert "$.entries: expected a list" in capsys.readouterr().err
+
+
+def measured_entry(size: int, configuration: str, gflops: float) -> dict:
+    return {"level": "name", "match": "NVIDIA H200", "architecture": "sm_90", "element_bytes": 4, "transposes": "nn",
+            "problem": "large", "shape": {"m": size, "n": size, "k": size, "batch": 1}, "role": "measured",
+            "configuration": configuration, "gflops": gflops, "origin": "measured"}
+
+
+def own_figures_gemm_pick(tmp_path: Path) -> Path:
+    """A stand-in for gemm_pick for --own-figures: the first measured entry of the database it is
+    given, run as blas::gemm runs a measured shape's pick elsewhere, with the call's split (3)."""
+    script = tmp_path / "gemm_pick"
+    script.write_text(f"""#!{sys.executable}
+import json, re, sys
+args = sys.argv[1:]
+entries = json.loads(open(args[args.index("--defaults") + 1]).read())["entries"]
+shape = json.loads(open(args[args.index("--shapes") + 1]).read())[0]
+with open({str(tmp_path / "seen.jsonl")!r}, "a") as seen:
+    seen.write(json.dumps({{"shapes": [shape], "entries": entries}}) + "\\n")
+entry = next(e for e in entries if e.get("role") == "measured")
+print(json.dumps([dict(shape, configuration=re.sub(r"split_k=\\d+", "split_k=3", entry["configuration"]), entry=entry)]))
+""")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def test_own_figures_leave_each_measured_shape_out_and_score_the_split_the_call_runs(tmp_path: Path) -> None:
+    x_per_call, y_per_call = (selection_replay.split_per_call(selection_replay.as_written_today(c)) for c in (X, Y))
+    assert "split_k=0" in x_per_call and x_per_call != X_TODAY
+    # At 1024^3 X was timed split per call (which the call's split 3 runs as) and whole; at 2048^3
+    # only Y was timed split per call, and X whole: X with split 3 was not timed there.
+    database = {"entries": [measured_entry(1024, Y_TODAY, 500.0), measured_entry(1024, x_per_call, 800.0),
+                            measured_entry(1024, X_TODAY, 900.0),
+                            measured_entry(2048, X_TODAY, 600.0), measured_entry(2048, y_per_call, 1000.0)]}
+    db_path, output = tmp_path / "db.json.gz", tmp_path / "replay.json"
+    db_path.write_bytes(gzip.compress(json.dumps(database).encode()))
+    assert selection_replay.main([str(db_path), "--own-figures", "--compute-units", "132", "--gemm-pick",
+                                  str(own_figures_gemm_pick(tmp_path)), "--json", str(output)]) == 0
+    replayed = json.loads(output.read_text())
+    by_size = {s["m"]: s for s in replayed["shapes"]}
+    # 1024^3 is picked from 2048^3's entries (X first): X split per call, 800 of the best 900.
+    assert by_size[1024]["fraction_of_best"] == pytest.approx(800.0 / 900.0)
+    # 2048^3 from 1024^3's (Y first): Y split per call, the best there.
+    assert by_size[2048]["fraction_of_best"] == pytest.approx(1.0)
+    for call in gemm_pick_calls(tmp_path):
+        hidden = call["shapes"][0]["m"]
+        assert call["entries"] and all(e["shape"]["m"] != hidden for e in call["entries"])
+    assert replayed["summary"]["geometric_mean"] == pytest.approx((800.0 / 900.0) ** 0.5)
+    pick = str(own_figures_gemm_pick(tmp_path))
+    assert selection_replay.main([str(db_path), "--own-figures", "--compute-units", "132", "--gemm-pick", pick,
+                                  "--require", "0.94"]) == 0
+    assert selection_replay.main([str(db_path), "--own-figures", "--compute-units", "132", "--gemm-pick", pick,
+                                  "--require", "0.95"]) == 1
+
+
+def test_own_figures_need_measured_entries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db_path = tmp_path / "db.json"
+    db_path.write_text(json.dumps({"entries": [dict(measured_entry(1024, X, 1.0), role="tuned")]}))
+    pick = str(own_figures_gemm_pick(tmp_path))
+    assert selection_replay.main([str(db_path), "--own-figures", "--compute-units", "132", "--gemm-pick", pick]) == 1
+    assert "no measured float entries" in capsys.readouterr().err
+    db_path.write_text(json.dumps([1, 2]))
+    assert selection_replay.main([str(db_path), "--own-figures", "--compute-units", "132", "--gemm-pick", pick]) == 1
+    assert "db.json: $.entries: expected a list" in capsys.readouterr().err

@@ -169,19 +169,25 @@ fill_at_call fill_at(const gemm_params& params, int element_bytes, const gemm_pr
   return {measured_split, device_fill(as_it_runs, element_bytes, call, compute_units)};
 }
 
-double score_at(const fill_at_call& at_call, const gemm_params& params, int element_bytes, double fraction_of_best,
-                const gemm_problem_shape& call, const gemm_problem_shape& measured, std::int64_t compute_units) {
-  return fraction_of_best * (call == measured ? at_call.with_measured_split : at_call.as_it_runs) /
+// What the configuration's tiles gain (or lose) in fill at the call over at a measured shape.
+double fill_gain_at(const fill_at_call& at_call, const gemm_params& params, int element_bytes,
+                    const gemm_problem_shape& call, const gemm_problem_shape& measured, std::int64_t compute_units) {
+  return (call == measured ? at_call.with_measured_split : at_call.as_it_runs) /
          device_fill(params, element_bytes, measured, compute_units);
 }
 
 }  // namespace
 
+double measured_shape_weight(double distance, double fill_gain) {
+  return std::exp(-distance / measured_rule_scale - std::abs(std::log(fill_gain)) / measured_rule_fill_scale);
+}
+
 double measured_shape_score(const gemm_params& params, int element_bytes, double fraction_of_best,
                             const gemm_problem_shape& call, const gemm_problem_shape& measured,
                             std::int64_t compute_units) {
-  return score_at(fill_at(params, element_bytes, call, compute_units), params, element_bytes, fraction_of_best,
-                  call, measured, compute_units);
+  return fraction_of_best *
+         fill_gain_at(fill_at(params, element_bytes, call, compute_units), params, element_bytes, call, measured,
+                      compute_units);
 }
 
 namespace {
@@ -450,9 +456,10 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
       const auto row = std::find_if(m->rows.begin(), m->rows.end(),
                                     [&](const gemm_default_entry* r) { return r->params == candidate->params; });
       if (row == m->rows.end()) continue;
-      const double weight = std::exp(-m->distance / measured_rule_scale);
-      weighted_log += weight * std::log(score_at(at_call, candidate->params, element_bytes, (*row)->gflops / m->fastest,
-                                                 call, *m->first->shape, compute_units));
+      const double fill_gain =
+          fill_gain_at(at_call, candidate->params, element_bytes, call, *m->first->shape, compute_units);
+      const double weight = measured_shape_weight(m->distance, fill_gain);
+      weighted_log += weight * std::log((*row)->gflops / m->fastest * fill_gain);
       weights += weight;
     }
     const double score = weighted_log / weights;

@@ -401,6 +401,33 @@ TEST(GemmMeasuredRule, TheNearerShapesTimingsWeighMore) {
   EXPECT_EQ(pick_with_units(table, {1024, 1024, 3000}, 132), text(mid_tile));
 }
 
+TEST(GemmMeasuredRule, EvidenceTakenAtAnotherFillWeighsLess) {
+  EXPECT_NEAR(blas::measured_shape_weight(0.7, 1.0), std::exp(-0.7 / blas::measured_rule_scale), 1e-12);
+  // A gain and its inverse say as little of the call: the fill model is trusted neither way.
+  EXPECT_NEAR(blas::measured_shape_weight(0.0, 2.0), blas::measured_shape_weight(0.0, 0.5), 1e-12);
+  EXPECT_NEAR(blas::measured_shape_weight(0.0, std::exp(blas::measured_rule_fill_scale)), std::exp(-1.0), 1e-12);
+
+  // The call 1024 x 1024 x 1536 fills the device as 1024^3 does (K differs) for both blocks. At
+  // 512 x 1024 x 1024 big_tile's 128 x 128 blocks fill half as much as at the call and mid_tile's
+  // 64 x 64 ones as much: big_tile's 0.6 of the best there says 1.2 at the call by the fill model.
+  // At 1024^3, the same fill as the call's, big_tile was the slower. Weighed by distance alone
+  // big_tile would win on the far shape's doubled fill.
+  const blas::gemm_problem_shape call{1024, 1024, 1536}, same_fill{1024, 1024, 1024}, half_fill{512, 1024, 1024};
+  const auto big = blas::parse_gemm_params(big_tile), mid = blas::parse_gemm_params(mid_tile);
+  const double big_gain = blas::measured_shape_score(big, 4, 1.0, call, half_fill, 132);
+  ASSERT_NEAR(big_gain, 2.0, 0.1);
+  ASSERT_NEAR(blas::measured_shape_score(mid, 4, 1.0, call, half_fill, 132), 1.0, 0.05);
+  ASSERT_NEAR(blas::measured_shape_score(big, 4, 1.0, call, same_fill, 132), 1.0, 1e-12);
+  const double near = std::exp(-blas::shape_distance(call, same_fill) / blas::measured_rule_scale);
+  const double far = std::exp(-blas::shape_distance(call, half_fill) / blas::measured_rule_scale);
+  ASSERT_GT(near * std::log(0.95) + far * std::log(0.6 * big_gain), 0.0);  // big_tile's lead by distance alone
+  const std::vector<blas::gemm_default_entry> table{
+      tuned("NVIDIA H200", "sm_90", 1024, 1024, 1024, 1, "nn", mid_tile), measured(1024, 1024, 1024, mid_tile, 100.0),
+      measured(1024, 1024, 1024, big_tile, 95.0), tuned("NVIDIA H200", "sm_90", 512, 1024, 1024, 1, "nn", mid_tile),
+      measured(512, 1024, 1024, mid_tile, 100.0), measured(512, 1024, 1024, big_tile, 60.0)};
+  EXPECT_EQ(pick_with_units(table, call, 132), text(mid_tile));
+}
+
 TEST(GemmMeasuredRule, ConfigurationsThatDoNotFitTheDeviceArePassedOver) {
   // 4 KiB of local memory: neither big_tile nor mid_tile fits, small_tile does.
   const blas::gemm_limits small_local{4096, 1024};

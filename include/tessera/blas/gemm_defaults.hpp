@@ -113,13 +113,29 @@ inline constexpr double measured_rule_reach = 3.5;
 /// farther from the call (a factor e in M or N, or a transpose change).
 inline constexpr double measured_rule_scale = 1.0;
 
+/// A measured shape's weight also falls by a factor e every measured_rule_fill_scale of
+/// |log(fill gain)|, the gain being device_fill at the call over device_fill at the measured shape:
+/// the fill correction is a model, and a measurement taken at another fill says less of the call
+/// than one taken at the same fill. On the H200 a 64 x 64 k-group block filled 0.59-0.69 of the
+/// device at three neighbours of 161 x 1585 x 4207 TT and 0.83 at the call; the gain of 1.2-1.4x
+/// made it the pick there, where it ran at 0.74x cuBLAS and a 128 x 64 block split per call, of
+/// the same fill at the call as at its neighbours, at 0.96x. Leaving each of the database's 146
+/// measured shapes out in turn (gen/selection_replay.py --own-figures), the picks reach 0.943 of
+/// the best there (0.927 without this term; 0.938 and 0.934 at scales 0.3 and 1.0); side by side
+/// at 196 changed picks, 1.027x the speed (benchmark/RESULTS.md, issue 12).
+inline constexpr double measured_rule_fill_scale = 0.5;
+
+/// The weight of a measured shape's evidence for a configuration at a call: exp(-distance /
+/// measured_rule_scale - |log(fill_gain)| / measured_rule_fill_scale).
+double measured_shape_weight(double distance, double fill_gain);
+
 /// What a configuration measured at a tuned shape says of it at a call: its speed there as a
 /// fraction of the fastest configuration measured there, times device_fill at the call over
 /// device_fill there (what its tiles gain or lose at the call). At the call its measured split
 /// counts only up to the split the call runs: where chosen_split_k gives the call fewer slices
 /// (or none), its fill there is that of those slices. The measured rule takes the
 /// configuration with the largest weighted mean of the logarithm of this over the nearest
-/// measured shapes where it was measured (weights exp(-distance / measured_rule_scale)). Chosen
+/// measured shapes where it was measured (weights measured_shape_weight). Chosen
 /// on the H200's matrix of every database configuration timed at 74 shapes (gen/selection_replay.py
 /// --matrix, benchmark/RESULTS.md, issue 12): at 32 untuned shapes its picks reach 0.946 of the
 /// best configuration of the database there (geometric mean), the fill rule's 0.885; leaving each
