@@ -249,13 +249,20 @@ def own_figures_replay(database: dict, gemm_pick: Path, vendor: str, compute_uni
     entries = database["entries"]
     timed: dict[tuple, dict[str, float]] = {}
     device: dict | None = None
-    for e in entries:
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict):
+            raise ResultsError(f"$.entries[{i}]: expected an object")
         if e.get("role") != "measured" or e.get("precision", "default") != "default" or e.get("element_bytes") != 4:
             continue
-        s = e["shape"]
-        timed.setdefault((e["transposes"], s["m"], s["n"], s["k"], s["batch"]), {})[
-            as_written_today(e["configuration"])] = e["gflops"]
-        device = device or {"name": e["match"], "architecture": e.get("architecture", "")}
+        try:
+            s = e["shape"]
+            timed.setdefault((e["transposes"], s["m"], s["n"], s["k"], s["batch"]), {})[
+                as_written_today(e["configuration"])] = float(e["gflops"])
+            device = device or {"name": e["match"], "architecture": e.get("architecture", "")}
+        except KeyError as error:
+            raise ResultsError(f"$.entries[{i}]: a measured entry without {error}") from None
+        except (TypeError, ValueError) as error:
+            raise ResultsError(f"$.entries[{i}]: a measured entry of the wrong form: {error}") from None
     if device is None:
         raise ResultsError("no measured float entries of the default precision: nothing to leave out")
 

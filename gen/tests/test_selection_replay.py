@@ -289,6 +289,11 @@ def test_own_figures_need_measured_entries(tmp_path: Path, capsys: pytest.Captur
     pick = str(own_figures_gemm_pick(tmp_path))
     assert selection_replay.main([str(db_path), "--own-figures", "--compute-units", "132", "--gemm-pick", pick]) == 1
     assert "no measured float entries" in capsys.readouterr().err
+    broken = measured_entry(1024, X, 1.0)
+    del broken["gflops"]
+    db_path.write_text(json.dumps({"entries": [measured_entry(2048, X, 1.0), broken]}))
+    assert selection_replay.main([str(db_path), "--own-figures", "--compute-units", "132", "--gemm-pick", pick]) == 1
+    assert "$.entries[1]: a measured entry without 'gflops'" in capsys.readouterr().err
     db_path.write_text(json.dumps([1, 2]))
     assert selection_replay.main([str(db_path), "--own-figures", "--compute-units", "132", "--gemm-pick", pick]) == 1
     assert "db.json: $.entries: expected a list" in capsys.readouterr().err
