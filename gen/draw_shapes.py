@@ -19,7 +19,13 @@ blocks cover the short side and a few dozen the wide one: mostly under four wave
 the whole-K blocks, the split ones and the k-group ones compete there (benchmark/RESULTS.md,
 issue 12, complete evidence).
 
-  python3 gen/draw_shapes.py --seed S --count N [--regime long-k|narrow|short-side] --description TEXT --output FILE
+--regime short-k draws outputs with one short side beside a wide one and a short K: the short side
+log-uniform in 64..256 (M or N, even odds), the other in 1024..8192, k in 64..512. There the
+blocks that split K inside a work-group (k-groups) ran fastest at untuned shapes while the rule took
+blocks split across work-groups, and the database had few measured shapes (benchmark/RESULTS.md,
+issue 12, where the weak untuned shapes stand).
+
+  python3 gen/draw_shapes.py --seed S --count N [--regime long-k|narrow|short-side|short-k] --description TEXT --output FILE
 
 The same seed draws the same shapes (Python's random.Random). Use a seed no other shape file used:
 a file drawn for evidence (configs/shapes/coverage.json) must share no shape with the held-out ones.
@@ -37,7 +43,8 @@ MIN_FLOPS, MAX_FLOPS = 2e7, 2e11
 LONG_K_MAX_BLOCKS = 4 * 132  # 128 x 64 blocks: four waves of an H200
 # The regimes of one short side beside a wide one: (short side, wide side, k), each drawn log-uniform.
 ONE_SHORT_SIDE = {"narrow": ((60, 110), (256, 8192), (128, 16384)),
-                  "short-side": ((96, 320), (1024, 8192), (1536, 16384))}
+                  "short-side": ((96, 320), (1024, 8192), (1536, 16384)),
+                  "short-k": ((64, 256), (1024, 8192), (64, 512))}
 REGIMES = ("any", "long-k", *ONE_SHORT_SIDE)
 
 
@@ -83,8 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--regime", choices=REGIMES, default="any",
                         help="any (the untuned files' draw), long-k (long K beside few blocks), narrow "
-                             "(one side of the output 60-110) or short-side (one side 96-320, the other "
-                             "1024-8192, K 1536-16384)")
+                             "(one side of the output 60-110), short-side (one side 96-320, the other "
+                             "1024-8192, K 1536-16384) or short-k (one side 64-256, the other 1024-8192, "
+                             "K 64-512)")
     parser.add_argument("--description", required=True, help="the file's description (say what it is for)")
     parser.add_argument("--output", type=Path, required=True)
     args = parser.parse_args(argv)

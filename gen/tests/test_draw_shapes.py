@@ -86,7 +86,7 @@ def test_the_long_k_regime_draws_long_k_beside_few_blocks():
     assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
     # The bounds bite: the plain draw has shapes the regime refuses.
     assert any(not draw_shapes.is_long_k(s["m"], s["n"], s["k"]) for s in draw_shapes.draw(11, 200))
-    with pytest.raises(ValueError, match="regime .wide.: expected one of any, long-k, narrow, short-side"):
+    with pytest.raises(ValueError, match="regime .wide.: expected one of any, long-k, narrow, short-side, short-k"):
         draw_shapes.draw(11, 3, "wide")
 
 
@@ -113,7 +113,8 @@ def test_a_count_below_one_is_refused(tmp_path, capsys):
 
 @pytest.mark.parametrize("regime, seed, short_side, wide_side, k_range",
                          [("narrow", 12, (60, 110), (256, 8192), (128, 16384)),
-                          ("short-side", 13, (96, 320), (1024, 8192), (1536, 16384))])
+                          ("short-side", 13, (96, 320), (1024, 8192), (1536, 16384)),
+                          ("short-k", 17, (64, 256), (1024, 8192), (64, 512))])
 def test_a_regime_of_one_short_side_draws_within_its_bounds(regime, seed, short_side, wide_side, k_range):
     shapes = draw_shapes.draw(seed, 200, regime)
     assert shapes == draw_shapes.draw(seed, 200, regime) and len({key(s) for s in shapes}) == 200
@@ -132,7 +133,9 @@ def test_the_ninety_six_probe_is_its_narrow_draw():
     assert probe["shapes"] == draw_shapes.draw(20261205, 12, "narrow")
 
 
-def test_the_short_side_file_is_its_draw_and_shares_no_shape_with_a_held_out_one():
-    drawn = json.loads((ROOT / "configs/shapes/short_side_draw.json").read_text())
-    assert drawn["shapes"] == draw_shapes.draw(20261206, 16, "short-side")
+@pytest.mark.parametrize("name, seed, regime", [("short_side_draw.json", 20261206, "short-side"),
+                                               ("short_k_draw.json", 20261208, "short-k")])
+def test_each_short_side_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(name, seed, regime):
+    drawn = json.loads((ROOT / "configs/shapes" / name).read_text())
+    assert drawn["shapes"] == draw_shapes.draw(seed, 16, regime)
     assert_shares_no_shape({key(s) for s in drawn["shapes"]}, HELD_OUT)
