@@ -126,12 +126,30 @@ def pick(gemm_pick: Path, db_path: Path, suite_path: Path, key: tuple, device: d
                          ELEMENT_BYTES[key[1]])[0]
 
 
+def shape_label(s: dict) -> str:
+    """A replayed shape's sizes and transposes, as the lines print them."""
+    return f"{s['m']}x{s['n']}x{s['k']}" + (f" batch {s['batch']}" if s["batch"] > 1 else "") + f" {s['transposes']}"
+
+
 def shape_line(s: dict, rules: tuple[str, ...]) -> str:
     """One replayed shape: its sizes, then each rule's fraction of the best measured there."""
     shown = "  ".join(f"{rule} {s[rule]['fraction_of_best']:.2f}" if s[rule]["fraction_of_best"] is not None
                       else f"{rule} unmeasured" for rule in rules)
-    return (f"{s['m']}x{s['n']}x{s['k']}" + (f" batch {s['batch']}" if s["batch"] > 1 else "")
-            + f" {s['transposes']}: {shown}")
+    return f"{shape_label(s)}: {shown}"
+
+
+def entry_shape(e: dict) -> tuple:
+    """A database entry's shape as the replays key it: (transposes, m, n, k, batch)."""
+    s = e["shape"]
+    return e["transposes"], s["m"], s["n"], s["k"], s["batch"]
+
+
+def fraction_summary(fractions: list[float | None]) -> dict:
+    """The picks' fractions of the best over some shapes; None where the pick was not measured."""
+    measured = [v for v in fractions if v is not None]
+    return {"shapes": len(fractions), "unmeasured": len(fractions) - len(measured),
+            "geometric_mean": geometric_mean(measured), "minimum": min(measured, default=float("nan")),
+            "below_0_8": sum(1 for v in measured if v < 0.8)}
 
 
 def geometric_mean(values: list[float]) -> float:
@@ -202,8 +220,7 @@ def matrix_replay(matrix: ResultsFile, database: dict, gemm_pick: Path, vendor: 
                and e.get("element_bytes") in (0, 4)]
 
     def shape_of(e: dict) -> tuple | None:
-        s = e.get("shape")
-        return (e["transposes"], s["m"], s["n"], s["k"], s["batch"]) if s and e.get("match") in name else None
+        return entry_shape(e) if e.get("shape") and e.get("match") in name else None
 
     tuned = {shape_of(e) for e in entries if shape_of(e) is not None}
     rules = {"fill": lambda es: [e for e in es if e.get("role") != "measured"], "measured": lambda es: es}
@@ -229,12 +246,8 @@ def matrix_replay(matrix: ResultsFile, database: dict, gemm_pick: Path, vendor: 
                                                   for rule in rules}})
     for group in ("untuned", "left out"):
         for rule in rules:
-            got = [s[rule]["fraction_of_best"] for s in shapes if s["group"] == group]
-            measured = [v for v in got if v is not None]
-            summary[f"{group}, {rule}"] = {"shapes": len(got), "unmeasured": len(got) - len(measured),
-                                           "geometric_mean": geometric_mean(measured),
-                                           "minimum": min(measured, default=float("nan")),
-                                           "below_0_8": sum(1 for v in measured if v < 0.8)}
+            summary[f"{group}, {rule}"] = fraction_summary([s[rule]["fraction_of_best"] for s in shapes
+                                                            if s["group"] == group])
     return {"compute_units": compute_units, "matrix": matrix.path.name, "summary": summary, "shapes": shapes}
 
 
@@ -255,9 +268,7 @@ def own_figures_replay(database: dict, gemm_pick: Path, vendor: str, compute_uni
         if e.get("role") != "measured" or e.get("precision", "default") != "default" or e.get("element_bytes") != 4:
             continue
         try:
-            s = e["shape"]
-            timed.setdefault((e["transposes"], s["m"], s["n"], s["k"], s["batch"]), {})[
-                as_written_today(e["configuration"])] = float(e["gflops"])
+            timed.setdefault(entry_shape(e), {})[as_written_today(e["configuration"])] = float(e["gflops"])
             device = device or {"name": e["match"], "architecture": e.get("architecture", "")}
         except KeyError as error:
             raise ResultsError(f"$.entries[{i}]: a measured entry without {error}") from None
@@ -267,8 +278,7 @@ def own_figures_replay(database: dict, gemm_pick: Path, vendor: str, compute_uni
         raise ResultsError("no measured float entries of the default precision: nothing to leave out")
 
     def shape_of(e: dict) -> tuple | None:
-        s = e.get("shape")
-        return (e["transposes"], s["m"], s["n"], s["k"], s["batch"]) if s and e.get("element_bytes") in (0, 4) else None
+        return entry_shape(e) if e.get("shape") and e.get("element_bytes") in (0, 4) else None
 
     db_path, suite_path = scratch / "database.json", scratch / "shape.json"
     shapes = []
@@ -282,10 +292,8 @@ def own_figures_replay(database: dict, gemm_pick: Path, vendor: str, compute_uni
         scored = next((c for c in (split_per_call(runs), runs) if c in figures), None)
         shapes.append({"transposes": transposes, "m": m, "n": n, "k": k, "batch": batch, "configuration": runs,
                        "fraction_of_best": figures[scored] / max(figures.values()) if scored else None})
-    got = [s["fraction_of_best"] for s in shapes if s["fraction_of_best"] is not None]
     return {"compute_units": compute_units, "shapes": shapes,
-            "summary": {"shapes": len(shapes), "unmeasured": len(shapes) - len(got), "geometric_mean": geometric_mean(got),
-                        "minimum": min(got, default=float("nan")), "below_0_8": sum(1 for v in got if v < 0.8)}}
+            "summary": fraction_summary([s["fraction_of_best"] for s in shapes])}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -379,8 +387,7 @@ def _main_own_figures(args: argparse.Namespace) -> int:
         return 1
     for s in result["shapes"]:
         fraction = s["fraction_of_best"]
-        print(f"{s['m']}x{s['n']}x{s['k']}" + (f" batch {s['batch']}" if s["batch"] > 1 else "")
-              + f" {s['transposes']}: " + (f"{fraction:.2f}" if fraction is not None else "unmeasured"))
+        print(f"{shape_label(s)}: " + (f"{fraction:.2f}" if fraction is not None else "unmeasured"))
     v = result["summary"]
     print(f"left out: {v['shapes']} shapes ({v['unmeasured']} picks unmeasured), geometric mean "
           f"{v['geometric_mean']:.3f}, minimum {v['minimum']:.2f}, {v['below_0_8']} below 0.8")
