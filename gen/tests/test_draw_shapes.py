@@ -33,7 +33,7 @@ def test_a_seed_draws_the_same_shapes_within_the_bounds():
 HELD_OUT = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untuned_random.json",
             ROOT / "benchmark/gemm/untuned_check_shapes.json", ROOT / "benchmark/gemm/fresh_check_shapes.json",
             ROOT / "benchmark/gemm/weak_shapes_h200_2026-11-29.json",
-            ROOT / "benchmark/gemm/fill_weight_check_shapes.json"]
+            ROOT / "benchmark/gemm/fill_weight_check_shapes.json", ROOT / "benchmark/gemm/short_k_check_shapes.json"]
 
 
 def shapes_of(path: Path) -> set:
@@ -57,6 +57,13 @@ def test_the_fill_weight_check_is_its_eight_draws():
     drawn = [s for first in (2026113001, 2026113011) for i, regime in enumerate(regimes)
              for s in draw_shapes.draw(first + i, 60, regime)]
     assert json.loads((ROOT / "benchmark/gemm/fill_weight_check_shapes.json").read_text())["shapes"] == drawn
+
+
+def test_the_short_k_check_is_its_ten_draws():
+    regimes = ("any", "short-k", "short-side", "long-k", "narrow")
+    drawn = [s for first in (2026113021, 2026113031) for i, regime in enumerate(regimes)
+             for s in draw_shapes.draw(first + i, 60, regime)]
+    assert json.loads((ROOT / "benchmark/gemm/short_k_check_shapes.json").read_text())["shapes"] == drawn
 
 
 def test_the_narrow_tuning_shapes_share_no_shape_with_a_held_out_one():
