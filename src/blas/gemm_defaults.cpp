@@ -445,17 +445,24 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
     if (shape_entry_matches(*m.first, level, key) && shapes.size() < std::size_t(measured_rule_shapes))
       shapes.push_back(&m);
   if (shapes.empty()) return std::nullopt;
-  const gemm_default_entry* chosen = nullptr;
-  double best_score = -std::numeric_limits<double>::infinity();
+  double all_near = 0.0;  // the kept shapes' distance weight, for measured_rule_coverage
+  for (const measured_shape* m : shapes) all_near += measured_shape_weight(m->distance, 1.0);
+  // The best timed at enough of the kept shapes, else (none is: the nearest's configurations are
+  // all new to the others) the best of those timed at fewer.
+  struct best {
+    const gemm_default_entry* entry = nullptr;
+    double score = -std::numeric_limits<double>::infinity();
+  } covered, thin;
   // The candidates: what was measured at the nearest shape; the evidence: every kept shape that measured them.
   for (const gemm_default_entry* candidate : shapes.front()->rows) {
     if (!check_gemm_rules(candidate->params, element_bytes, limits).empty()) continue;
     const fill_at_call at_call = fill_at(candidate->params, element_bytes, call, compute_units);
-    double weighted_log = 0.0, weights = 0.0;
+    double weighted_log = 0.0, weights = 0.0, timed_near = 0.0;
     for (const measured_shape* m : shapes) {
       const auto row = std::find_if(m->rows.begin(), m->rows.end(),
                                     [&](const gemm_default_entry* r) { return r->params == candidate->params; });
       if (row == m->rows.end()) continue;
+      timed_near += measured_shape_weight(m->distance, 1.0);
       const double fill_gain =
           fill_gain_at(at_call, candidate->params, element_bytes, call, *m->first->shape, compute_units);
       const double weight = measured_shape_weight(m->distance, fill_gain);
@@ -463,8 +470,10 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
       weights += weight;
     }
     const double score = weighted_log / weights;
-    if (score > best_score) best_score = score, chosen = candidate;
+    best& kind = timed_near >= measured_rule_coverage * all_near ? covered : thin;
+    if (score > kind.score) kind = {candidate, score};
   }
+  const gemm_default_entry* chosen = covered.entry != nullptr ? covered.entry : thin.entry;
   if (chosen == nullptr) return std::nullopt;
   return gemm_default_choice{chosen->params, chosen};
 }

@@ -428,6 +428,40 @@ TEST(GemmMeasuredRule, EvidenceTakenAtAnotherFillWeighsLess) {
   EXPECT_EQ(pick_with_units(table, call, 132), text(mid_tile));
 }
 
+TEST(GemmMeasuredRule, AConfigurationTimedAtFewOfTheNearShapesIsNotJudgedOnThemAlone) {
+  // Five shapes of the call's output (so each block fills the device alike at all of them) around
+  // K = 2048. mid_tile, new to the database, was timed only at the nearest, where it was the
+  // fastest: judged there alone its score would be the best possible. big_tile was timed at all
+  // five and was the fastest at the other four.
+  const blas::gemm_problem_shape call{4096, 4096, 2048};
+  const std::int64_t ks[] = {1536, 3072, 1024, 4096, 768};
+  double all_near = 0.0;
+  for (const std::int64_t k : ks) all_near += blas::measured_shape_weight(blas::shape_distance(call, {4096, 4096, k}), 1.0);
+  const double nearest = blas::measured_shape_weight(blas::shape_distance(call, {4096, 4096, ks[0]}), 1.0);
+  ASSERT_LT(nearest, blas::measured_rule_coverage * all_near);
+  const auto database = [&](bool mid_timed_everywhere) {
+    std::vector<blas::gemm_default_entry> table;
+    for (const std::int64_t k : ks) {
+      table.push_back(tuned("NVIDIA H200", "sm_90", 4096, 4096, k, 1, "nn", big_tile));
+      const bool first = k == ks[0];
+      table.push_back(measured(4096, 4096, k, big_tile, first ? 95.0 : 100.0));
+      if (first || mid_timed_everywhere) table.push_back(measured(4096, 4096, k, mid_tile, first ? 100.0 : 99.0));
+    }
+    return table;
+  };
+  EXPECT_EQ(pick_with_units(database(false), call, 132), text(big_tile));
+  // Timed at all five, mid_tile's lead at the nearest outweighs its 1% behind at the others.
+  EXPECT_EQ(pick_with_units(database(true), call, 132), text(mid_tile));
+  // Where no configuration of the nearest was timed at enough of the others, the best of them is
+  // still the pick (not the nearest tuned winner's).
+  auto thin = database(false);
+  thin.erase(thin.begin() + 1);  // the nearest keeps mid_tile alone
+  const auto choice = blas::choose_default(thin, h200_key, gpu_limits, 4, call, "default", 132);
+  ASSERT_NE(choice.entry, nullptr);
+  EXPECT_EQ(choice.entry->role, blas::gemm_entry_role::measured);
+  EXPECT_EQ(blas::to_string(choice.entry->params), text(mid_tile));
+}
+
 TEST(GemmMeasuredRule, ConfigurationsThatDoNotFitTheDeviceArePassedOver) {
   // 4 KiB of local memory: neither big_tile nor mid_tile fits, small_tile does.
   const blas::gemm_limits small_local{4096, 1024};

@@ -26,7 +26,8 @@
 //      entry; else, where the device's compute units are known and measured shapes match, the
 //      measured rule (measured_shape_score below): of the configurations measured at the
 //      nearest measured shape (within measured_rule_reach) that fit the device, the one that
-//      the measurements at the measured_rule_shapes nearest say is fastest at the call; else
+//      the measurements at the measured_rule_shapes nearest say is fastest at the call (among
+//      those timed at enough of them: measured_rule_coverage); else
 //      the nearest in log space
 //      (shape_distance below) when the compute units are not known; else, among those within
 //      fill_choice_reach of the nearest, the one whose configuration keeps the device fullest
@@ -129,13 +130,30 @@ inline constexpr double measured_rule_fill_scale = 0.5;
 /// measured_rule_scale - |log(fill_gain)| / measured_rule_fill_scale).
 double measured_shape_weight(double distance, double fill_gain);
 
+/// The measured rule weighs a configuration only where the near shapes that timed it carry at
+/// least this share of the distance weight (exp(-distance / measured_rule_scale)) of all the
+/// measured_rule_shapes nearest. A configuration new to the database is timed at the shapes of its
+/// own draw before the others get its figures (select_defaults.py --added); judged there alone it
+/// looked best where those shapes were its best. On the H200 the whole-K k-group blocks of the
+/// short-K draw (K 64-512), timed at those 16 shapes only, became the picks at long-K calls of a
+/// short side (5654 x 104 x 3784 TN: their two timed shapes carried 0.25 of the weight) and ran
+/// there at 0.57-0.61x cuBLAS. At the 18 picks of the check shapes that this share changes,
+/// side by side on the H200: 1.095x the speed, below 0.75x cuBLAS 8 -> 3 (the loss: 2665 x 1911
+/// x 2065 NT 0.81 -> 0.74, where a block timed at two of its eight near shapes had been right).
+/// Leaving each measured shape out (gen/selection_replay.py --own-figures) scores 0.940 of the
+/// best with this share at 0, 0.2 and 0.3, 0.937 at 0.5 (benchmark/RESULTS.md, issue 12,
+/// evidence for short-K calls). If no configuration of the nearest shape has the share, the best
+/// of them is still taken.
+inline constexpr double measured_rule_coverage = 0.3;
+
 /// What a configuration measured at a tuned shape says of it at a call: its speed there as a
 /// fraction of the fastest configuration measured there, times device_fill at the call over
 /// device_fill there (what its tiles gain or lose at the call). At the call its measured split
 /// counts only up to the split the call runs: where chosen_split_k gives the call fewer slices
 /// (or none), its fill there is that of those slices. The measured rule takes the
 /// configuration with the largest weighted mean of the logarithm of this over the nearest
-/// measured shapes where it was measured (weights measured_shape_weight). Chosen
+/// measured shapes where it was measured (weights measured_shape_weight), among those timed at
+/// enough of them (measured_rule_coverage). Chosen
 /// on the H200's matrix of every database configuration timed at 74 shapes (gen/selection_replay.py
 /// --matrix, benchmark/RESULTS.md, issue 12): at 32 untuned shapes its picks reach 0.946 of the
 /// best configuration of the database there (geometric mean), the fill rule's 0.885; leaving each
