@@ -138,8 +138,9 @@ double measured_shape_weight(double distance, double fill_gain);
 /// short-K draw (K 64-512), timed at those 16 shapes only, became the picks at long-K calls of a
 /// short side (5654 x 104 x 3784 TN: their two timed shapes carried 0.25 of the weight) and ran
 /// there at 0.57-0.61x cuBLAS. At the 18 picks of the check shapes that this share changes,
-/// side by side on the H200: 1.095x the speed, below 0.75x cuBLAS 8 -> 3 (the loss: 2665 x 1911
-/// x 2065 NT 0.81 -> 0.74, where a block timed at two of its eight near shapes had been right).
+/// side by side on the H200: 1.095x the speed, below 0.75x cuBLAS 8 -> 3 (the losses: 193 x 4151
+/// x 215 NT 0.93 -> 0.77, and 2665 x 1911 x 2065 NT 0.81 -> 0.74, where a block timed at two of
+/// its eight near shapes had been right).
 /// Leaving each measured shape out (gen/selection_replay.py --own-figures) scores 0.940 of the
 /// best with this share at 0, 0.2 and 0.3, 0.937 at 0.5 (benchmark/RESULTS.md, issue 12,
 /// evidence for short-K calls). If no configuration of the nearest shape has the share, the best
