@@ -75,7 +75,7 @@ def test_the_narrow_tuning_shapes_share_no_shape_with_a_held_out_one():
 @pytest.mark.parametrize("name, count", [("long_shapes.json", 10), ("k_groups_shapes.json", 6),
                                          ("tall_mid_k_shapes.json", 4), ("ninety_six_shapes.json", 12),
                                          ("beside_shapes.json", 49), ("beside_mid_shapes.json", 31),
-                                         ("fill_shapes.json", 113)])
+                                         ("fill_shapes.json", 113), ("short_k_fill_shapes.json", 146)])
 def test_each_drawn_split_probe_shares_no_shape_with_a_held_out_one(name, count):
     probe = shapes_of(ROOT / "benchmark/gemm/split_probe" / name)
     assert len(probe) == count

@@ -3,7 +3,7 @@
 #   source .gpu/env.sh && benchmark/gemm/split_probe/run.sh [SET SHAPES]  (TESSERA_PROBE_SECONDS: tune_all's limit, 420)
 # tune_all built with SET alone (blocks at fixed split counts; set.json by default,
 # narrow_set.json, tall_set.json, mid_set.json, long_set.json, k_groups_set.json, tall_mid_k_set.json,
-# ninety_six_set.json, beside_set.json or fill_set.json)
+# ninety_six_set.json, beside_set.json, fill_set.json or short_k_fill_set.json)
 # times every count at every shape of SHAPES (shapes.json, narrow_shapes.json, tall_shapes.json,
 # mid_shapes.json, long_shapes.json, k_groups_shapes.json or tall_mid_k_shapes.json):
 # $OUT/split-probe.json, which benchmark/gemm/split_model_fit.py reads. mid_set.json / mid_shapes.json: whole against
@@ -18,7 +18,9 @@
 # the same at its shapes with a shorter side of 193-700 (timed, not taken: benchmark/RESULTS.md).
 # fill_set.json / fill_shapes.json: the configurations the database measured at some of its measured
 # shapes but not all, beside four it measured at every one, at each shape that lacks one (--added
-# fills them in). On a machine of several GPUs, one tune_all rank per GPU shares the shapes out.
+# fills them in). short_k_fill_set.json / short_k_fill_shapes.json: the same for the configurations
+# the short-K draw added, at the 146 measured shapes outside that draw. On a machine of several GPUs,
+# one tune_all rank per GPU shares the shapes out.
 set -uo pipefail
 out=${OUT:?set OUT to the folder for the results}
 here=$(cd "$(dirname "$0")" && pwd)
