@@ -52,18 +52,14 @@ def test_each_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(
     assert_shares_no_shape({key(s) for s in coverage["shapes"]}, HELD_OUT)
 
 
-def test_the_fill_weight_check_is_its_eight_draws():
-    regimes = ("any", "short-side", "long-k", "narrow")
-    drawn = [s for first in (2026113001, 2026113011) for i, regime in enumerate(regimes)
-             for s in draw_shapes.draw(first + i, 60, regime)]
-    assert json.loads((ROOT / "benchmark/gemm/fill_weight_check_shapes.json").read_text())["shapes"] == drawn
-
-
-def test_the_short_k_check_is_its_ten_draws():
-    regimes = ("any", "short-k", "short-side", "long-k", "narrow")
-    drawn = [s for first in (2026113021, 2026113031) for i, regime in enumerate(regimes)
-             for s in draw_shapes.draw(first + i, 60, regime)]
-    assert json.loads((ROOT / "benchmark/gemm/short_k_check_shapes.json").read_text())["shapes"] == drawn
+@pytest.mark.parametrize("name, firsts, regimes",
+                         [("fill_weight_check_shapes.json", (2026113001, 2026113011), ("any", "short-side", "long-k", "narrow")),
+                          ("short_k_check_shapes.json", (2026113021, 2026113031),
+                           ("any", "short-k", "short-side", "long-k", "narrow"))])
+def test_each_check_file_is_its_draws(name, firsts, regimes):
+    # Each first seed starts one draw of 60 shapes per regime, the regimes in order.
+    drawn = [s for first in firsts for i, regime in enumerate(regimes) for s in draw_shapes.draw(first + i, 60, regime)]
+    assert json.loads((ROOT / "benchmark/gemm" / name).read_text())["shapes"] == drawn
 
 
 def test_the_narrow_tuning_shapes_share_no_shape_with_a_held_out_one():

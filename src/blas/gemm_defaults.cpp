@@ -445,8 +445,10 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
     if (shape_entry_matches(*m.first, level, key) && shapes.size() < std::size_t(measured_rule_shapes))
       shapes.push_back(&m);
   if (shapes.empty()) return std::nullopt;
-  double all_near = 0.0;  // the kept shapes' distance weight, for measured_rule_coverage
-  for (const measured_shape* m : shapes) all_near += measured_shape_weight(m->distance, 1.0);
+  // Each kept shape's weight by distance alone, and their sum: for measured_rule_coverage.
+  std::vector<double> distance_weight;
+  double all_near = 0.0;
+  for (const measured_shape* m : shapes) all_near += distance_weight.emplace_back(measured_shape_weight(m->distance, 1.0));
   // The best timed at enough of the kept shapes, else (none is: the nearest's configurations are
   // all new to the others) the best of those timed at fewer.
   struct best {
@@ -458,11 +460,12 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
     if (!check_gemm_rules(candidate->params, element_bytes, limits).empty()) continue;
     const fill_at_call at_call = fill_at(candidate->params, element_bytes, call, compute_units);
     double weighted_log = 0.0, weights = 0.0, timed_near = 0.0;
-    for (const measured_shape* m : shapes) {
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const measured_shape* m = shapes[i];
       const auto row = std::find_if(m->rows.begin(), m->rows.end(),
                                     [&](const gemm_default_entry* r) { return r->params == candidate->params; });
       if (row == m->rows.end()) continue;
-      timed_near += measured_shape_weight(m->distance, 1.0);
+      timed_near += distance_weight[i];
       const double fill_gain =
           fill_gain_at(at_call, candidate->params, element_bytes, call, *m->first->shape, compute_units);
       const double weight = measured_shape_weight(m->distance, fill_gain);
