@@ -33,7 +33,8 @@ def test_a_seed_draws_the_same_shapes_within_the_bounds():
 HELD_OUT = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untuned_random.json",
             ROOT / "benchmark/gemm/untuned_check_shapes.json", ROOT / "benchmark/gemm/fresh_check_shapes.json",
             ROOT / "benchmark/gemm/weak_shapes_h200_2026-11-29.json",
-            ROOT / "benchmark/gemm/fill_weight_check_shapes.json", ROOT / "benchmark/gemm/short_k_check_shapes.json"]
+            ROOT / "benchmark/gemm/fill_weight_check_shapes.json", ROOT / "benchmark/gemm/short_k_check_shapes.json",
+            ROOT / "benchmark/gemm/fill_damping_check_shapes.json"]
 
 
 def shapes_of(path: Path) -> set:
@@ -55,6 +56,8 @@ def test_each_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(
 @pytest.mark.parametrize("name, firsts, regimes",
                          [("fill_weight_check_shapes.json", (2026113001, 2026113011), ("any", "short-side", "long-k", "narrow")),
                           ("short_k_check_shapes.json", (2026113021, 2026113031),
+                           ("any", "short-k", "short-side", "long-k", "narrow")),
+                          ("fill_damping_check_shapes.json", (2026113041, 2026113051),
                            ("any", "short-k", "short-side", "long-k", "narrow"))])
 def test_each_check_file_is_its_draws(name, firsts, regimes):
     # Each first seed starts one draw of 60 shapes per regime, the regimes in order.
