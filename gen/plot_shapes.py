@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import sys
 from pathlib import Path
 
@@ -17,25 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from atomic_file import FileWriteError, write_bytes_atomically  # noqa: E402
-
-
-class ShapesError(Exception):
-    pass
-
-
-def load(path: Path) -> dict:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise ShapesError(f"{path}: cannot be read: {e}") from None
-    except json.JSONDecodeError as e:
-        raise ShapesError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("shapes"), list):
-        raise ShapesError(f"{path}: $.shapes: expected a list (is this bench_gemm_shapes --json output?)")
-    for i, shape in enumerate(document["shapes"]):
-        if not isinstance(shape, dict) or not isinstance(shape.get("results"), dict) or "label" not in shape:
-            raise ShapesError(f"{path}: $.shapes[{i}]: expected an object with 'label' and 'results'")
-    return document
+from shape_bench import ShapesError, gflops, load  # noqa: E402
 
 
 def ratios(document: dict) -> dict[str, list[float | None]]:
@@ -43,9 +24,9 @@ def ratios(document: dict) -> dict[str, list[float | None]]:
     names = sorted({name for s in document["shapes"] for name in s["results"] if name != "tessera"})
     out: dict[str, list[float | None]] = {name: [] for name in names}
     for s in document["shapes"]:
-        mine = (s["results"].get("tessera") or {}).get("gflops")
+        mine = gflops(s, "tessera")
         for name in names:
-            theirs = (s["results"].get(name) or {}).get("gflops")
+            theirs = gflops(s, name)
             out[name].append(mine / theirs if mine and theirs else None)
     return out
 

@@ -7,17 +7,27 @@
 // shapes' weights) and the minimum; --json writes it all (gen/plot_shapes.py draws it).
 //
 //   bench_gemm_shapes --shapes configs/shapes/*.json [--json FILE] [--reps N] [--device D]
+//                     [--baselines clblast,openblas,cublas] [--time-limit SECONDS]
+//
+// --baselines: the baselines timed beside tessera (all by default). Two builds compared side by
+// side need only one (cuBLAS), and OpenBLAS on the host takes longer than the GPU rows at large
+// shapes. --time-limit: no shape is started after this many seconds; the JSON holds the shapes
+// that ran, says "complete": false, and the exit status is 3 (a run cut off by a caller's timeout
+// leaves nothing).
 #include <tessera/baselines/gemm_implementations.hpp>
 #include <tessera/baselines/shape_suite.hpp>
 #include <tessera/blas/gemm_defaults.hpp>
 #include <tessera/runtime/atomic_file.hpp>
 #include <tessera/runtime/context.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 
 #include <CLI/CLI.hpp>
@@ -51,8 +61,20 @@ row measure(baselines::gemm_implementation<float>& gemm, const baselines::gemm_o
   return r;
 }
 
+// The baselines --baselines may name.
+constexpr const char* clblast_name = "clblast";
+constexpr const char* openblas_name = "openblas";
+constexpr const char* cublas_name = "cublas";
+
+struct chosen_baselines {
+  bool clblast = true, openblas = true, cublas = true;
+};
+
+// A run stopped by --time-limit exits with this status, after writing what it measured.
+constexpr int stopped_at_time_limit = 3;
+
 shape_result run_shape(const rt::context& ctx, const baselines::suite_shape& s, const std::string& suite,
-                       const baselines::timing_options& timing) {
+                       const baselines::timing_options& timing, const chosen_baselines& chosen) {
   shape_result out{s, suite, "", "", {}};
   const baselines::gemm_shape shape{s.trans_a, s.trans_b, s.m, s.n, s.k, s.batch};
   const baselines::gemm_operands<float> o(ctx, shape, std::random_device{}());
@@ -61,9 +83,10 @@ shape_result run_shape(const rt::context& ctx, const baselines::suite_shape& s, 
   out.origin = choice.entry != nullptr ? choice.entry->origin : "the built-in last resort";
   std::vector<std::unique_ptr<baselines::gemm_implementation<float>>> gemms;
   gemms.push_back(baselines::tessera_gemm<float>("tessera", ctx, choice.params, shape, o.a, o.b, o.c));
-  gemms.push_back(baselines::clblast_gemm<float>(ctx, shape, o.a, o.b, o.c));
-  gemms.push_back(baselines::openblas_gemm<float>(shape, o.host_a, o.host_b));
-  if (auto cublas = baselines::cublas_gemm<float>(shape, o.host_a, o.host_b)) gemms.push_back(std::move(cublas));
+  if (chosen.clblast) gemms.push_back(baselines::clblast_gemm<float>(ctx, shape, o.a, o.b, o.c));
+  if (chosen.openblas) gemms.push_back(baselines::openblas_gemm<float>(shape, o.host_a, o.host_b));
+  if (chosen.cublas)
+    if (auto cublas = baselines::cublas_gemm<float>(shape, o.host_a, o.host_b)) gemms.push_back(std::move(cublas));
   for (auto& gemm : gemms) out.rows.push_back(measure(*gemm, o, timing));
   return out;
 }
@@ -76,11 +99,22 @@ int main(int argc, char** argv) {
   std::vector<std::string> suites;
   std::string json_path, device;
   int repetitions = 5;
+  std::vector<std::string> baseline_names{clblast_name, openblas_name, cublas_name};
+  std::optional<double> time_limit;
   app.add_option("--shapes", suites, "shape suites (configs/shapes/*.json)")->required();
   app.add_option("--json", json_path, "write the results as JSON (gen/plot_shapes.py reads it)");
   app.add_option("--reps", repetitions, "timed samples per row")->check(CLI::Range(1, 1000));
   app.add_option("--device", device, "device: gpu, cpu, P:D or part of its name (default: TESSERA_DEVICE)");
+  app.add_option("--baselines", baseline_names, "baselines timed beside tessera (default: all; cuBLAS where present)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({clblast_name, openblas_name, cublas_name}));
+  app.add_option("--time-limit", time_limit, "start no shape after this many seconds (exit 3, the JSON partial)")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
+  const auto named = [&](const char* name) {
+    return std::find(baseline_names.begin(), baseline_names.end(), name) != baseline_names.end();
+  };
+  const chosen_baselines chosen{named(clblast_name), named(openblas_name), named(cublas_name)};
   try {
     if (!json_path.empty()) rt::check_writable(json_path);
     std::vector<std::pair<baselines::suite_shape, std::string>> shapes;
@@ -94,8 +128,14 @@ int main(int argc, char** argv) {
     timing.repetitions = repetitions;
     std::cout << fmt::format("bench_gemm_shapes on {} ({}), {} shapes\n", info.name, info.driver_version, shapes.size());
     std::vector<shape_result> results;
+    const auto start = std::chrono::steady_clock::now();
+    const auto out_of_time = [&] {
+      return time_limit &&
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= *time_limit;
+    };
     for (const auto& [s, suite] : shapes) {
-      results.push_back(run_shape(ctx, s, suite, timing));
+      if (out_of_time()) break;
+      results.push_back(run_shape(ctx, s, suite, timing, chosen));
       const auto& r = results.back();
       std::string line = fmt::format("{:<28}", s.label());
       for (const auto& x : r.rows)
@@ -125,8 +165,10 @@ int main(int argc, char** argv) {
         if (ratio < s.min) s.min = ratio, s.min_shape = r.shape.label();
       }
     }
+    const bool complete = results.size() == shapes.size();
     nlohmann::json doc{{"tool", "bench_gemm_shapes"}, {"device", info.name}, {"driver_version", info.driver_version},
-                       {"suites", suites}, {"shapes", nlohmann::json::array()}, {"summary", nlohmann::json::object()}};
+                       {"suites", suites}, {"complete", complete}, {"shapes_not_run", shapes.size() - results.size()},
+                       {"shapes", nlohmann::json::array()}, {"summary", nlohmann::json::object()}};
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
@@ -150,7 +192,13 @@ int main(int argc, char** argv) {
     }
     if (!json_path.empty()) rt::write_file_atomically(json_path, doc.dump(1) + "\n");
     if (tessera_failed) std::cout << "FAILED: tessera's row failed at some shape (see above)\n";
-    return tessera_failed ? 2 : 0;
+    if (tessera_failed) return 2;
+    if (!complete) {
+      std::cout << fmt::format("STOPPED at the time limit of {} s: {} of {} shapes run\n", *time_limit, results.size(),
+                               shapes.size());
+      return stopped_at_time_limit;
+    }
+    return 0;
   } catch (const tessera::error& e) {
     std::cerr << "bench_gemm_shapes: " << e.what() << '\n';
     return 1;
