@@ -25,13 +25,14 @@ case "$mode" in
     # and it is a second compiler reading the code.
     compilers=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++)
     build=${TESSERA_SANITIZER_BUILD_DIR:-$root/build-asan}
-    # Every area's test executables and the tools their tests run; not the slow suites, the
-    # benchmarks or the full tuners (the tests run the _ci ones): the build is most of CI's time.
+    # Every area's test executables and the tools their tests run (bench_gemm_shapes among them);
+    # not the slow suites, the Google Benchmark programs or the full tuners (the tests run the _ci
+    # ones): the build is most of CI's time.
     targets=(tessera_runtime_tests tessera_cache_probe tessera_exit_probe tessera_codegen_tests
              tessera_kernel_generator_tests tessera_kernel_generator_cache_tests tessera_blas_tests
              tessera_fused_gemm_tests tessera_unified_tests tessera_unified_tracing_tests tile_tests tile_cli_tests tessera-tile tessera_info_tests
              tessera-info tessera_baselines_tests tessera_auto_tuner_tests tune_nn_ci tune_nt_ci
-             tune_tn_ci tune_all_ci tune_replay gemm_pick tessera_gemm_round_trip)
+             tune_tn_ci tune_all_ci tune_replay gemm_pick tessera_gemm_round_trip bench_gemm_shapes)
     # Not run: the slow and fuzz labels (and the placeholders of the slow suites left unbuilt),
     # the install test (it builds a tree of its own), the tests that only run the compiler, and
     # the mpi label: its ranks are started by mpirun, whose OpenMPI keeps its allocations to the
