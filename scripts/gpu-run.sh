@@ -338,8 +338,9 @@ step_shapes-bench() {
   local database=
   [ -f "$shapes_database" ] && [ -z "${TESSERA_SHAPES_SHIPPED:-}" ] && database=$shapes_database
   echo "defaults: ${database:-the shipped configs/defaults/nvidia_gpu.json}"
+  # --time-limit: a run that reaches it still writes the shapes it ran (exit 3); timeout stops a hung one.
   TESSERA_GEMM_DEFAULTS=$database timeout 560 "$build/benchmark/gemm/bench_gemm_shapes" \
-    --shapes "${shape_suites[@]}" "${untuned_suites[@]}" --reps 5 --json "$out/shapes-bench.json"
+    --shapes "${shape_suites[@]}" "${untuned_suites[@]}" --reps 5 --time-limit 530 --json "$out/shapes-bench.json"
   local status=$?
   python3 gen/plot_shapes.py "$out/shapes-bench.json" "$out/shapes-bench.png"
   return $status
@@ -425,7 +426,7 @@ step_shapes-split() {
   targets bench_gemm_shapes || return 1
   TESSERA_GEMM_DEFAULTS=benchmark/gemm/nvidia_classes_split_chosen.json timeout 560 \
     "$build/benchmark/gemm/bench_gemm_shapes" --shapes "${shape_suites[@]}" "${untuned_suites[@]}" --reps 5 \
-    --json "$out/shapes-split.json"
+    --time-limit 530 --json "$out/shapes-split.json"
   local status=$?
   python3 gen/plot_shapes.py "$out/shapes-split.json" "$out/shapes-split.png"
   return $status
