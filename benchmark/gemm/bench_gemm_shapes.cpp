@@ -20,7 +20,6 @@
 #include <tessera/runtime/atomic_file.hpp>
 #include <tessera/runtime/context.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -29,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -66,15 +66,11 @@ constexpr const char* clblast_name = "clblast";
 constexpr const char* openblas_name = "openblas";
 constexpr const char* cublas_name = "cublas";
 
-struct chosen_baselines {
-  bool clblast = true, openblas = true, cublas = true;
-};
-
 // A run stopped by --time-limit exits with this status, after writing what it measured.
 constexpr int stopped_at_time_limit = 3;
 
 shape_result run_shape(const rt::context& ctx, const baselines::suite_shape& s, const std::string& suite,
-                       const baselines::timing_options& timing, const chosen_baselines& chosen) {
+                       const baselines::timing_options& timing, const std::set<std::string>& chosen) {
   shape_result out{s, suite, "", "", {}};
   const baselines::gemm_shape shape{s.trans_a, s.trans_b, s.m, s.n, s.k, s.batch};
   const baselines::gemm_operands<float> o(ctx, shape, std::random_device{}());
@@ -83,9 +79,9 @@ shape_result run_shape(const rt::context& ctx, const baselines::suite_shape& s, 
   out.origin = choice.entry != nullptr ? choice.entry->origin : "the built-in last resort";
   std::vector<std::unique_ptr<baselines::gemm_implementation<float>>> gemms;
   gemms.push_back(baselines::tessera_gemm<float>("tessera", ctx, choice.params, shape, o.a, o.b, o.c));
-  if (chosen.clblast) gemms.push_back(baselines::clblast_gemm<float>(ctx, shape, o.a, o.b, o.c));
-  if (chosen.openblas) gemms.push_back(baselines::openblas_gemm<float>(shape, o.host_a, o.host_b));
-  if (chosen.cublas)
+  if (chosen.contains(clblast_name)) gemms.push_back(baselines::clblast_gemm<float>(ctx, shape, o.a, o.b, o.c));
+  if (chosen.contains(openblas_name)) gemms.push_back(baselines::openblas_gemm<float>(shape, o.host_a, o.host_b));
+  if (chosen.contains(cublas_name))
     if (auto cublas = baselines::cublas_gemm<float>(shape, o.host_a, o.host_b)) gemms.push_back(std::move(cublas));
   for (auto& gemm : gemms) out.rows.push_back(measure(*gemm, o, timing));
   return out;
@@ -99,22 +95,18 @@ int main(int argc, char** argv) {
   std::vector<std::string> suites;
   std::string json_path, device;
   int repetitions = 5;
-  std::vector<std::string> baseline_names{clblast_name, openblas_name, cublas_name};
+  std::set<std::string> chosen{clblast_name, openblas_name, cublas_name};
   std::optional<double> time_limit;
   app.add_option("--shapes", suites, "shape suites (configs/shapes/*.json)")->required();
   app.add_option("--json", json_path, "write the results as JSON (gen/plot_shapes.py reads it)");
   app.add_option("--reps", repetitions, "timed samples per row")->check(CLI::Range(1, 1000));
   app.add_option("--device", device, "device: gpu, cpu, P:D or part of its name (default: TESSERA_DEVICE)");
-  app.add_option("--baselines", baseline_names, "baselines timed beside tessera (default: all; cuBLAS where present)")
+  app.add_option("--baselines", chosen, "baselines timed beside tessera (default: all; cuBLAS where present)")
       ->delimiter(',')
       ->check(CLI::IsMember({clblast_name, openblas_name, cublas_name}));
   app.add_option("--time-limit", time_limit, "start no shape after this many seconds (exit 3, the JSON partial)")
       ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
-  const auto named = [&](const char* name) {
-    return std::find(baseline_names.begin(), baseline_names.end(), name) != baseline_names.end();
-  };
-  const chosen_baselines chosen{named(clblast_name), named(openblas_name), named(cublas_name)};
   try {
     if (!json_path.empty()) rt::check_writable(json_path);
     std::vector<std::pair<baselines::suite_shape, std::string>> shapes;

@@ -3,34 +3,37 @@
 
   check_bench_gemm_shapes.py --status N --rows ROW[,ROW...] --run N --of N -- BENCH ARGS
 
-ARGS must include --json FILE (moved into a folder of this process's own, so that two runs of the
-test suite at once do not read each other's file). Each shape run must have exactly the rows
-named (tessera's first), tessera's verified ("ok"); N of the suite's shapes must have run, and the
-JSON must say complete exactly when all did. Exits 0 when all of this holds, 1 with the reason.
+ARGS must include --json FILE (moved into a folder of this process's own by check_tuner.py's
+json_path, so that two runs of the test suite at once do not read each other's file). Each shape
+run must have exactly the rows named (tessera's first), tessera's verified ("ok"); N of the
+suite's shapes must have run, and the JSON must say complete exactly when all did. Exits 0 when
+all of this holds, 1 with the reason.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+# The tuner checks' helpers: a private folder for the --json file, and a run with a time limit.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "auto_tuner"))
+from check_tuner import CheckFailed, json_path, run  # noqa: E402
 
 
 def check(args: argparse.Namespace) -> str | None:
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
-    if "--json" not in command:
-        return "the command needs --json FILE"
-    at = command.index("--json") + 1
-    command[at] = str(Path(tempfile.mkdtemp(prefix="check_bench_gemm_shapes.")) / Path(command[at]).name)
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    try:
+        path = json_path(command)
+    except CheckFailed as e:
+        return str(e)
+    done = run(command)
     shown = f"exit {done.returncode}\nstdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
     if done.returncode != args.status:
         return f"expected exit {args.status}; {shown}"
-    doc = json.loads(Path(command[at]).read_text())
+    doc = json.loads(path.read_text())
     shapes = doc["shapes"]
     if len(shapes) != args.run or doc["shapes_not_run"] != args.of - args.run:
         return f"expected {args.run} of {args.of} shapes run, the JSON has {len(shapes)} and {doc['shapes_not_run']} not run"
