@@ -1,6 +1,7 @@
 #include <tessera/baselines/gemm_implementations.hpp>
 
 #include <limits>
+#include <optional>
 
 #include <clblast_c.h>
 #include <fmt/format.h>
@@ -112,7 +113,7 @@ class openblas_implementation final : public gemm_implementation<T> {
 template <typename T>
 class tessera_implementation final : public on_opencl_device<T> {
  public:
-  tessera_implementation(std::string name, const runtime::context& ctx, const blas::gemm_params& params,
+  tessera_implementation(std::string name, const runtime::context& ctx, std::optional<blas::gemm_params> params,
                          const gemm_shape& shape, const runtime::device_buffer& a, const runtime::device_buffer& b,
                          const runtime::device_buffer& c, blas::math_mode math, blas::operand_type operands)
       : on_opencl_device<T>(std::move(name), ctx, c), params_(params) {
@@ -129,10 +130,13 @@ class tessera_implementation final : public on_opencl_device<T> {
     // called on (a null event pointer), and cuBLAS makes none.
     call_.event = runtime::launch_event::none;
   }
-  void enqueue() override { blas::gemm_with(params_, call_); }
+  void enqueue() override {
+    if (params_) blas::gemm_with(*params_, call_);
+    else blas::gemm(call_);
+  }
 
  private:
-  blas::gemm_params params_;
+  std::optional<blas::gemm_params> params_;  // none: the defaults' pick, as blas::gemm runs it
   blas::gemm_arguments<T> call_;
 };
 
@@ -244,6 +248,15 @@ std::unique_ptr<gemm_implementation<T>> tessera_gemm(std::string name, const run
   return std::make_unique<tessera_implementation<T>>(std::move(name), ctx, params, shape, a, b, c, math, operands);
 }
 
+template <typename T>
+std::unique_ptr<gemm_implementation<T>> tessera_default_gemm(std::string name, const runtime::context& ctx,
+                                                             const gemm_shape& shape, const runtime::device_buffer& a,
+                                                             const runtime::device_buffer& b,
+                                                             const runtime::device_buffer& c) {
+  return std::make_unique<tessera_implementation<T>>(std::move(name), ctx, std::nullopt, shape, a, b, c,
+                                                     blas::math_mode::exact, blas::operand_type::float32);
+}
+
 #define TESSERA_BASELINES_INSTANTIATE(T)                                                                           \
   template void fill_with_nan<T>(const runtime::context&, const runtime::device_buffer&);                          \
   template std::vector<T> result_of_one_call<T>(gemm_implementation<T>&);                                          \
@@ -258,7 +271,10 @@ std::unique_ptr<gemm_implementation<T>> tessera_gemm(std::string name, const run
   template std::unique_ptr<gemm_implementation<T>> tessera_gemm<T>(                                                \
       std::string, const runtime::context&, const blas::gemm_params&, const gemm_shape&,                           \
       const runtime::device_buffer&, const runtime::device_buffer&, const runtime::device_buffer&, blas::math_mode, \
-      blas::operand_type);
+      blas::operand_type);                                                                                         \
+  template std::unique_ptr<gemm_implementation<T>> tessera_default_gemm<T>(                                        \
+      std::string, const runtime::context&, const gemm_shape&, const runtime::device_buffer&,                      \
+      const runtime::device_buffer&, const runtime::device_buffer&);
 TESSERA_BASELINES_INSTANTIATE(float)
 TESSERA_BASELINES_INSTANTIATE(double)
 #undef TESSERA_BASELINES_INSTANTIATE

@@ -51,6 +51,7 @@ struct shape_result {
   std::string suite;
   std::string configuration;  // tessera's pick
   std::string origin;         // the defaults entry it came from
+  std::string tail_split;     // how the pick runs as a tail split (chosen_tail_split), or empty
   std::vector<row> rows;      // tessera first
 };
 
@@ -69,16 +70,27 @@ constexpr const char* cublas_name = "cublas";
 // A run stopped by --time-limit exits with this status, after writing what it measured.
 constexpr int stopped_at_time_limit = 3;
 
+// The tail split blas::gemm runs the pick as (blas::tail_split_for_call), for the report: "rows:
+// 17 blocks whole, the rest split 4", or empty.
+std::string tail_split_of(const rt::context& ctx, const blas::gemm_params& params, const baselines::suite_shape& s) {
+  const auto plan = blas::tail_split_for_call(params, sizeof(float), s.problem(), ctx.device().compute_units,
+                                              ctx.device().max_allocation_bytes);
+  return plan ? fmt::format("{}: {} blocks whole, the rest split {}", plan->along_rows ? "rows" : "columns",
+                            plan->whole_blocks, plan->split)
+              : "";
+}
+
 shape_result run_shape(const rt::context& ctx, const baselines::suite_shape& s, const std::string& suite,
                        const baselines::timing_options& timing, const std::set<std::string>& chosen) {
-  shape_result out{s, suite, "", "", {}};
+  shape_result out{s, suite, "", "", "", {}};
   const baselines::gemm_shape shape{s.trans_a, s.trans_b, s.m, s.n, s.k, s.batch};
   const baselines::gemm_operands<float> o(ctx, shape, std::random_device{}());
   const auto choice = blas::choose_default(ctx.device(), sizeof(float), s.problem());
   out.configuration = blas::to_string(choice.params);
   out.origin = choice.entry != nullptr ? choice.entry->origin : "the built-in last resort";
+  out.tail_split = tail_split_of(ctx, choice.params, s);
   std::vector<std::unique_ptr<baselines::gemm_implementation<float>>> gemms;
-  gemms.push_back(baselines::tessera_gemm<float>("tessera", ctx, choice.params, shape, o.a, o.b, o.c));
+  gemms.push_back(baselines::tessera_default_gemm<float>("tessera", ctx, shape, o.a, o.b, o.c));
   if (chosen.contains(clblast_name)) gemms.push_back(baselines::clblast_gemm<float>(ctx, shape, o.a, o.b, o.c));
   if (chosen.contains(openblas_name)) gemms.push_back(baselines::openblas_gemm<float>(shape, o.host_a, o.host_b));
   if (chosen.contains(cublas_name))
@@ -136,7 +148,9 @@ int main(int argc, char** argv) {
       for (std::size_t i = 1; i < r.rows.size(); ++i)
         if (r.rows[0].gflops > 0 && r.rows[i].gflops > 0)
           line += fmt::format("  {:.2f}x {}", r.rows[0].gflops / r.rows[i].gflops, r.rows[i].name);
-      std::cout << line << "\n  tessera: " << r.configuration << "\n" << std::flush;
+      std::cout << line << "\n  tessera: " << r.configuration << "\n";
+      if (!r.tail_split.empty()) std::cout << "  run as a tail split, " << r.tail_split << "\n";
+      std::cout << std::flush;
     }
 
     // Per baseline: the weighted geometric mean and the minimum of tessera's ratio.
@@ -173,6 +187,7 @@ int main(int argc, char** argv) {
       doc["shapes"].push_back({{"m", r.shape.m}, {"n", r.shape.n}, {"k", r.shape.k}, {"batch", r.shape.batch},
                                {"transposes", r.shape.transposes()}, {"weight", r.shape.weight}, {"suite", r.suite},
                                {"label", r.shape.label()}, {"configuration", r.configuration}, {"origin", r.origin},
+                               {"tail_split", r.tail_split.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.tail_split)},
                                {"results", rows}});
     }
     std::cout << "\nsummary: tessera (shipped defaults) / baseline\n";

@@ -334,8 +334,47 @@ const runtime::context& context_of(const gemm_arguments<T>& args) {
 constexpr std::int64_t max_split_k_workspace_bytes = std::int64_t(256) << 20;
 
 template <typename T>
+gemm_problem_shape shape_of(const gemm_arguments<T>& args) {
+  return {args.m, args.n, args.k, args.batch_count, args.trans_a == transpose::trans, args.trans_b == transpose::trans};
+}
+
+// Whether a call's split was chosen for it (split_k = 0, or the defaults' pick: chosen_split_k),
+// and may then run as a tail split, or was set by the caller and runs as given.
+enum class split_choice { as_given, chosen };
+
+template <typename T>
 cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T>& args,
-              const detail::gemm_epilogue* epilogue = nullptr) {
+              const detail::gemm_epilogue* epilogue = nullptr, split_choice choice = split_choice::as_given);
+
+// A call run as a tail split (chosen_tail_split): the whole batches' rows or columns of blocks
+// unsplit, then the rest of C with the tail's split, each a call of its own on the same
+// buffers (offsets into A or B and C), in order on the in-order queue.
+template <typename T>
+cl::Event run_tail_split(const runtime::context& ctx, gemm_params p, const gemm_arguments<T>& args,
+                         const tail_split& plan, const gemm_rule_values& d) {
+  gemm_arguments<T> head = args, tail = args;
+  const bool trans_a = args.trans_a == transpose::trans, trans_b = args.trans_b == transpose::trans;
+  if (plan.along_rows) {
+    const std::int64_t rows = plan.whole_blocks * d.block_rows;
+    head.m = rows, tail.m = args.m - rows;
+    tail.a_offset += static_cast<std::size_t>(trans_a ? rows * args.lda : rows);
+    tail.c_offset += static_cast<std::size_t>(rows);
+  } else {
+    const std::int64_t cols = plan.whole_blocks * d.block_cols;
+    head.n = cols, tail.n = args.n - cols;
+    tail.b_offset += static_cast<std::size_t>(trans_b ? cols : cols * args.ldb);
+    tail.c_offset += static_cast<std::size_t>(cols * args.ldc);
+  }
+  p.split_k = 1;
+  const cl::Event first = run(ctx, p, head);
+  p.split_k = plan.split;
+  const cl::Event last = run(ctx, p, tail);
+  return args.event == runtime::launch_event::returned ? runtime::covering_event(ctx, first) : last;
+}
+
+template <typename T>
+cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T>& args,
+              const detail::gemm_epilogue* epilogue, split_choice choice) {
   const std::int64_t batch = args.batch_count;
   const bool returns_event = args.event == runtime::launch_event::returned;
   if (args.m == 0 || args.n == 0 || batch == 0) {
@@ -375,6 +414,11 @@ cl::Event run(const runtime::context& ctx, gemm_params p, const gemm_arguments<T
   // leading dimensions); one variant for the call's kernels (the copies, the product and split-K's
   // sum), made from what the product reads.
   const pretransposed_operands copies = copies_of(p, args, ctx);
+  // A chosen split may run as a tail split; not with an epilogue (its inputs are indexed as C's whole).
+  if (choice == split_choice::chosen && epilogue == nullptr)
+    if (const auto plan = tail_split_for_call(p, ab_bytes, shape_of(args), ctx.device().compute_units,
+                                              ctx.device().max_allocation_bytes))
+      return run_tail_split(ctx, p, args, *plan, derive(p, ab_bytes));
   gemm_arguments<T> product = product_arguments(args, copies);
   const kernel_variant variant = variant_of(p, product);
   const auto built = get_kernel(ctx, variant, epilogue);
@@ -548,8 +592,7 @@ TESSERA_INSTANTIATE_GEMM_EPILOGUE(double)
 
 template <device_scalar T>
 gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::context& ctx) {
-  const gemm_problem_shape shape{args.m, args.n, args.k, args.batch_count, args.trans_a == transpose::trans,
-                                 args.trans_b == transpose::trans};
+  const gemm_problem_shape shape = shape_of(args);
   const bool sixteen_bit = args.operands != operand_type::float32;
   if (!sixteen_bit && !(std::is_same_v<T, float> && args.math == math_mode::tf32))
     return choose_default(ctx.device(), sizeof(T), shape).params;
@@ -572,14 +615,14 @@ gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::con
 template <device_scalar T>
 cl::Event gemm_with(const gemm_params& params, const gemm_arguments<T>& args) {
   validate(args);
-  return run(context_of(args), params, args);
+  return run(context_of(args), params, args, nullptr, params.split_k == 0 ? split_choice::chosen : split_choice::as_given);
 }
 
 template <device_scalar T>
 cl::Event gemm(const gemm_arguments<T>& args) {
   validate(args);
   const runtime::context& ctx = context_of(args);
-  return run(ctx, default_params_for(args, ctx), args);
+  return run(ctx, default_params_for(args, ctx), args, nullptr, split_choice::chosen);
 }
 
 namespace {

@@ -112,6 +112,52 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   return best > 1 && whole >= chosen_split_gain * (best_time + split_k_second_launch_time(d)) ? int(best) : 1;
 }
 
+std::optional<tail_split> chosen_tail_split(const gemm_params& params, int split, int element_bytes, std::int64_t m,
+                                            std::int64_t n, std::int64_t k, std::int64_t batch,
+                                            std::int64_t compute_units) {
+  if (params.family != gemm_family::local || split <= 1 || m <= 0 || n <= 0 || batch <= 0) return std::nullopt;
+  const gemm_rule_values d = derive(params, element_bytes);
+  const std::int64_t rows = std::max<std::int64_t>(d.block_rows, 1), cols = std::max<std::int64_t>(d.block_cols, 1);
+  const std::int64_t units = std::max<std::int64_t>(compute_units, 1);
+  const std::int64_t groups_per_unit = split_k_groups_per_unit(d), groups_held = split_k_groups_held(d);
+  const std::int64_t row_blocks = (m + rows - 1) / rows, col_blocks = (n + cols - 1) / cols;
+  // Past this many tiles chosen_split_k never splits, so the products below stay small.
+  if (row_blocks > (std::int64_t(1) << 40) / col_blocks / batch) return std::nullopt;
+  const std::int64_t tiles = row_blocks * col_blocks * batch, batch_slots = units * groups_held;
+  if (tiles < batch_slots) return std::nullopt;
+  const std::int64_t whole_tiles = tiles / batch_slots * batch_slots;
+  const std::int64_t whole_rows = whole_tiles / (col_blocks * batch), whole_cols = whole_tiles / (row_blocks * batch);
+  tail_split plan;
+  plan.along_rows = whole_rows * col_blocks >= whole_cols * row_blocks;
+  plan.whole_blocks = plan.along_rows ? whole_rows : whole_cols;
+  if (plan.whole_blocks < 1 || plan.whole_blocks >= (plan.along_rows ? row_blocks : col_blocks)) return std::nullopt;
+  const std::int64_t head_tiles = plan.whole_blocks * (plan.along_rows ? col_blocks : row_blocks) * batch;
+  gemm_params chosen = params;
+  chosen.split_k = 0;
+  plan.split = plan.along_rows ? chosen_split_k(chosen, element_bytes, m - plan.whole_blocks * rows, n, k, batch, units)
+                               : chosen_split_k(chosen, element_bytes, m, n - plan.whole_blocks * cols, k, batch, units);
+  const std::int64_t k_tile = std::max<std::int64_t>(d.k_tile, 1);
+  const std::int64_t k_tiles = (std::max<std::int64_t>(k, 0) + k_tile - 1) / k_tile;
+  const double overhead = split_k_slice_overhead_time(d), launch = split_k_second_launch_time(d);
+  const auto time = [&](std::int64_t t, std::int64_t s) {
+    return split_k_model_time(t, k_tiles, s, groups_per_unit, groups_held, overhead, units);
+  };
+  const double split_time = time(tiles, split) + launch;
+  const double tail_time = time(head_tiles, 1) + time(tiles - head_tiles, plan.split) + launch + (plan.split > 1 ? launch : 0.0);
+  if (tail_time >= split_time) return std::nullopt;
+  return plan;
+}
+
+std::optional<tail_split> tail_split_for_call(const gemm_params& params, int element_bytes,
+                                              const gemm_problem_shape& call, std::int64_t compute_units,
+                                              std::uint64_t max_allocation_bytes) {
+  if ((!call.trans_a && !call.trans_b) ||
+      pretransposed(params, element_bytes, call.m, call.n, call.k, call.trans_a, call.trans_b, max_allocation_bytes).any())
+    return std::nullopt;
+  const int split = chosen_split_k(params, element_bytes, call.m, call.n, call.k, call.batch, compute_units);
+  return chosen_tail_split(params, split, element_bytes, call.m, call.n, call.k, call.batch, compute_units);
+}
+
 pretransposed_operands pretransposed(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n,
                                      std::int64_t k, bool trans_a, bool trans_b, std::uint64_t max_allocation_bytes) {
   if (params.family != gemm_family::local || params.pretranspose == 0 || k <= 0) return {};

@@ -8,8 +8,10 @@
 //             --architecture sm_90 --vendor nvidia --compute-units 132
 // prints a JSON list: per shape its sizes, the configuration chosen (as the call runs it: a tuned
 // shape's configuration picked elsewhere has the call's split, blas::choose_default), and the
-// entry's configuration, tuned shape and origin (null for the last resort).
+// entry's configuration, tuned shape and origin (null for the last resort), and the tail split
+// blas::gemm runs it as (blas::tail_split_for_call; null where none, and with --compute-units 0).
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,11 @@ namespace {
 
 namespace blas = tessera::blas;
 using json = nlohmann::json;
+
+json describe(const std::optional<blas::tail_split>& plan) {
+  if (!plan) return nullptr;
+  return {{"along", plan->along_rows ? "rows" : "columns"}, {"whole_blocks", plan->whole_blocks}, {"split", plan->split}};
+}
 
 json describe(const blas::gemm_default_choice& choice) {
   if (choice.entry == nullptr) return nullptr;
@@ -76,7 +83,10 @@ int main(int argc, char** argv) {
     for (const auto& s : tessera::baselines::read_shape_suite(shapes_file)) {
       const auto choice = blas::choose_default(table, key, limits, element_bytes, s.problem(), "default", compute_units);
       picks.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"batch", s.batch}, {"transposes", s.transposes()},
-                       {"configuration", blas::to_string(choice.params)}, {"entry", describe(choice)}});
+                       {"configuration", blas::to_string(choice.params)}, {"entry", describe(choice)},
+                       {"tail_split", compute_units > 0 ? describe(blas::tail_split_for_call(choice.params, element_bytes,
+                                                                                             s.problem(), compute_units, 0))
+                                                        : json(nullptr)}});
     }
     std::cout << picks.dump(1) << '\n';
   } catch (const tessera::error& e) {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -357,6 +358,46 @@ double split_k_model_time(std::int64_t tiles, std::int64_t k_tiles, std::int64_t
 /// bits, on every run. Other families than local (no split-K) and set splits: their own value.
 int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::int64_t batch, std::int64_t compute_units);
+
+/// A chosen split spreads every output tile over `split` work-groups, also where the tiles fill
+/// whole batches of the device (compute_units x split_k_groups_held) and only the last, partial
+/// batch leaves units idle. A tail split runs those whole batches' tiles unsplit and splits K only
+/// for the tiles past them (the tail), in a call of its own with the split chosen for the tail's
+/// shape: the partial tiles' traffic and the slices' overhead then fall on the tail alone. The
+/// tiles run whole are C's first whole_blocks rows of blocks (along_rows) or columns of blocks,
+/// whichever covers more of the whole batches. On an H200, at 49 shapes of a probe draw where it
+/// is taken it ran 1.053x faster than the split, and at 33 fresh held-out shapes 1.064x (below
+/// 0.75x cuBLAS 7 -> 1; 1969 x 2330 x 859 TN 0.63 -> 0.81x), none more than 5% slower
+/// (benchmark/RESULTS.md, issue 12).
+struct tail_split {
+  bool along_rows = true;
+  std::int64_t whole_blocks = 0;
+  int split = 1;  // the tail's
+};
+
+/// The tail split of a call of m x n x k (batch entries) that runs params (local family) split in
+/// `split` > 1 on a device of compute_units, where split_k_model_time expects it faster than the
+/// split, counting the tail's own launch (split_k_second_launch_time) beside the sum's; nothing
+/// elsewhere. No margin (chosen_split_gain): at the probe draw a margin of 5% left out shapes that
+/// gained 1.7% on average. It depends only on the shape, the configuration and the device, like
+/// the split, so the bits are the same on every run.
+std::optional<tail_split> chosen_tail_split(const gemm_params& params, int split, int element_bytes, std::int64_t m,
+                                            std::int64_t n, std::int64_t k, std::int64_t batch,
+                                            std::int64_t compute_units);
+
+struct gemm_problem_shape;
+
+/// How blas::gemm runs a call of params picked for it (split_k = 0 or the defaults' split): the
+/// tail split of its chosen split (chosen_split_k), where it copies no operand (pretransposed,
+/// within max_allocation_bytes: each part would copy the operand it shares) and is not NN; the one
+/// home of that decision for gemm and for the tools that report it. A call with an epilogue never
+/// runs as one (the epilogue's inputs are indexed as C's whole). NN calls keep their split: at the
+/// probe draw's 9 NN shapes the tail split ran 0.996x of the split, with the draw's two losses
+/// (3622 x 1204 x 7126 NN 0.88 -> 0.71x cuBLAS), and at 12 held-out ones 0.973x, against 1.03-1.11x
+/// for each other pair of transposes; why NN differs was not found.
+std::optional<tail_split> tail_split_for_call(const gemm_params& params, int element_bytes,
+                                              const gemm_problem_shape& call, std::int64_t compute_units,
+                                              std::uint64_t max_allocation_bytes);
 
 /// A copy of one operand that pretranspose makes, per batch entry, is at most this large (and at
 /// most the device's largest allocation): past it the call reads its operands as they are. At

@@ -135,4 +135,12 @@ std::unique_ptr<gemm_implementation<T>> tessera_gemm(std::string name, const run
                                                      blas::math_mode math = blas::math_mode::exact,
                                                      blas::operand_type operands = blas::operand_type::float32);
 
+/// tessera's blas::gemm on ctx (the defaults' pick, run as a user's call runs it: a chosen split
+/// may run as a tail split, chosen_tail_split), exact float32 arithmetic; named name.
+template <typename T>
+std::unique_ptr<gemm_implementation<T>> tessera_default_gemm(std::string name, const runtime::context& ctx,
+                                                             const gemm_shape& shape, const runtime::device_buffer& a,
+                                                             const runtime::device_buffer& b,
+                                                             const runtime::device_buffer& c);
+
 }  // namespace tessera::baselines
