@@ -34,7 +34,9 @@ HELD_OUT = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untune
             ROOT / "benchmark/gemm/untuned_check_shapes.json", ROOT / "benchmark/gemm/fresh_check_shapes.json",
             ROOT / "benchmark/gemm/weak_shapes_h200_2026-11-29.json",
             ROOT / "benchmark/gemm/fill_weight_check_shapes.json", ROOT / "benchmark/gemm/short_k_check_shapes.json",
-            ROOT / "benchmark/gemm/fill_damping_check_shapes.json"]
+            ROOT / "benchmark/gemm/fill_damping_check_shapes.json",
+            ROOT / "benchmark/gemm/split_credit_check_shapes.json",
+            ROOT / "benchmark/gemm/tail_split_check_shapes.json"]
 
 
 def shapes_of(path: Path) -> set:
@@ -53,15 +55,19 @@ def test_each_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(
     assert_shares_no_shape({key(s) for s in coverage["shapes"]}, HELD_OUT)
 
 
-@pytest.mark.parametrize("name, firsts, regimes",
-                         [("fill_weight_check_shapes.json", (2026113001, 2026113011), ("any", "short-side", "long-k", "narrow")),
+@pytest.mark.parametrize("name, firsts, regimes, count",
+                         [("fill_weight_check_shapes.json", (2026113001, 2026113011), ("any", "short-side", "long-k", "narrow"),
+                           60),
                           ("short_k_check_shapes.json", (2026113021, 2026113031),
-                           ("any", "short-k", "short-side", "long-k", "narrow")),
+                           ("any", "short-k", "short-side", "long-k", "narrow"), 60),
                           ("fill_damping_check_shapes.json", (2026113041, 2026113051),
-                           ("any", "short-k", "short-side", "long-k", "narrow"))])
-def test_each_check_file_is_its_draws(name, firsts, regimes):
-    # Each first seed starts one draw of 60 shapes per regime, the regimes in order.
-    drawn = [s for first in firsts for i, regime in enumerate(regimes) for s in draw_shapes.draw(first + i, 60, regime)]
+                           ("any", "short-k", "short-side", "long-k", "narrow"), 60),
+                          ("split_credit_check_shapes.json", (2026120101, 2026120111),
+                           ("any", "short-k", "short-side", "long-k", "narrow"), 60),
+                          ("tail_split_check_shapes.json", (2026120141, 2026120151), ("any", "long-k", "short-side"), 500)])
+def test_each_check_file_is_its_draws(name, firsts, regimes, count):
+    # Each first seed starts one draw of `count` shapes per regime, the regimes in order.
+    drawn = [s for first in firsts for i, regime in enumerate(regimes) for s in draw_shapes.draw(first + i, count, regime)]
     assert json.loads((ROOT / "benchmark/gemm" / name).read_text())["shapes"] == drawn
 
 
