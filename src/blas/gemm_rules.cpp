@@ -38,6 +38,9 @@ std::int64_t outputs_held(const gemm_rule_values& derived) {
 
 std::int64_t work_items(const gemm_rule_values& derived) { return std::max<std::int64_t>(derived.work_group_size, 1); }
 
+// ceil(a / b) for a count a (negative counts as 0) and a positive b.
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (std::max<std::int64_t>(a, 0) + b - 1) / b; }
+
 }  // namespace
 
 std::int64_t split_k_groups_per_unit(const gemm_rule_values& derived) {
@@ -84,7 +87,6 @@ int chosen_split_k(const gemm_params& params, int element_bytes, std::int64_t m,
   if (params.split_k != 0) return params.split_k;
   if (params.family != gemm_family::local) return 1;
   const gemm_rule_values d = derive(params, element_bytes);
-  const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (std::max<std::int64_t>(a, 0) + b - 1) / b; };
   const std::int64_t units = std::max<std::int64_t>(compute_units, 1);
   const std::int64_t groups_per_unit = split_k_groups_per_unit(d), groups_held = split_k_groups_held(d);
   const double overhead = split_k_slice_overhead_time(d);
@@ -120,7 +122,7 @@ std::optional<tail_split> chosen_tail_split(const gemm_params& params, int split
   const std::int64_t rows = std::max<std::int64_t>(d.block_rows, 1), cols = std::max<std::int64_t>(d.block_cols, 1);
   const std::int64_t units = std::max<std::int64_t>(compute_units, 1);
   const std::int64_t groups_per_unit = split_k_groups_per_unit(d), groups_held = split_k_groups_held(d);
-  const std::int64_t row_blocks = (m + rows - 1) / rows, col_blocks = (n + cols - 1) / cols;
+  const std::int64_t row_blocks = ceil_div(m, rows), col_blocks = ceil_div(n, cols);
   // Past this many tiles chosen_split_k never splits, so the products below stay small.
   if (row_blocks > (std::int64_t(1) << 40) / col_blocks / batch) return std::nullopt;
   const std::int64_t tiles = row_blocks * col_blocks * batch, batch_slots = units * groups_held;
@@ -136,8 +138,7 @@ std::optional<tail_split> chosen_tail_split(const gemm_params& params, int split
   chosen.split_k = 0;
   plan.split = plan.along_rows ? chosen_split_k(chosen, element_bytes, m - plan.whole_blocks * rows, n, k, batch, units)
                                : chosen_split_k(chosen, element_bytes, m, n - plan.whole_blocks * cols, k, batch, units);
-  const std::int64_t k_tile = std::max<std::int64_t>(d.k_tile, 1);
-  const std::int64_t k_tiles = (std::max<std::int64_t>(k, 0) + k_tile - 1) / k_tile;
+  const std::int64_t k_tiles = ceil_div(k, std::max<std::int64_t>(d.k_tile, 1));
   const double overhead = split_k_slice_overhead_time(d), launch = split_k_second_launch_time(d);
   const auto time = [&](std::int64_t t, std::int64_t s) {
     return split_k_model_time(t, k_tiles, s, groups_per_unit, groups_held, overhead, units);

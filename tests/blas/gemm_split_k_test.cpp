@@ -23,6 +23,11 @@ namespace {
 
 using tessera::testing::every_transpose;
 
+// A size log-uniform in [1, high).
+std::int64_t log_uniform(std::mt19937_64& random, double high) {
+  return static_cast<std::int64_t>(std::exp(std::uniform_real_distribution<double>(0.0, std::log(high))(random)));
+}
+
 template <typename T>
 blas::gemm_params split_config(int split) {
   return tessera::testing::small_local_config<T>(fmt::format("split_k={}", split));
@@ -203,9 +208,6 @@ TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
       "local cache_line_bytes=32 item=2x2 wg=8x8 vector_width=2 split_k=0",
       "local cache_line_bytes=128 item=4x4 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0",
       "local cache_line_bytes=64 item=8x8 wg=8x8 double_buffer=1 vector_width=4 k_groups=2 split_k=0"};
-  const auto log_uniform = [&](double high) {
-    return static_cast<std::int64_t>(std::exp(std::uniform_real_distribution<double>(0.0, std::log(high))(random)));
-  };
   int splits = 0;
   for (const std::string& text : texts) {
     const blas::gemm_params p = blas::parse_gemm_params(text);
@@ -213,8 +215,8 @@ TEST(GemmSplitK, ChosenSplitIsValidForRandomShapes) {
       if (!blas::check_gemm_rules(p, element_bytes).empty()) continue;  // not a configuration of these elements
       const blas::gemm_rule_values d = blas::derive(p, element_bytes);
       for (int i = 0; i < 2000; ++i) {
-        const std::int64_t m = log_uniform(70000), n = log_uniform(70000), k = log_uniform(300000),
-                           batch = i % 4 == 0 ? log_uniform(5000) : 1, units = log_uniform(300);
+        const std::int64_t m = log_uniform(random, 70000), n = log_uniform(random, 70000), k = log_uniform(random, 300000),
+                           batch = i % 4 == 0 ? log_uniform(random, 5000) : 1, units = log_uniform(random, 300);
         SCOPED_TRACE(::testing::Message() << text << " " << m << "x" << n << "x" << k << " batch " << batch << ", "
                                           << units << " units, " << element_bytes << "-byte elements");
         const int split = blas::chosen_split_k(p, element_bytes, m, n, k, batch, units);
@@ -343,16 +345,13 @@ TEST(GemmSplitK, ATailSplitFollowsTheModelForRandomShapes) {
       "local cache_line_bytes=32 item=8x8 wg=16x8 double_buffer=1 vector_width=4 split_k=0",
       "local cache_line_bytes=32 item=8x8 wg=16x16 sg=4x8 double_buffer=1 vector_width=4 split_k=0",
       "local cache_line_bytes=64 item=8x8 wg=8x8 double_buffer=1 vector_width=4 k_groups=2 split_k=0"};
-  const auto log_uniform = [&](double high) {
-    return static_cast<std::int64_t>(std::exp(std::uniform_real_distribution<double>(0.0, std::log(high))(random)));
-  };
   int plans = 0, declined = 0;
   for (const std::string& text : texts) {
     const blas::gemm_params p = blas::parse_gemm_params(text);
     const blas::gemm_rule_values d = blas::derive(p, 4);
     for (int i = 0; i < 3000; ++i) {
-      const std::int64_t m = log_uniform(20000), n = log_uniform(20000), k = log_uniform(100000),
-                         batch = i % 5 == 0 ? log_uniform(50) : 1, units = log_uniform(300);
+      const std::int64_t m = log_uniform(random, 20000), n = log_uniform(random, 20000), k = log_uniform(random, 100000),
+                         batch = i % 5 == 0 ? log_uniform(random, 50) : 1, units = log_uniform(random, 300);
       SCOPED_TRACE(::testing::Message() << text << " " << m << "x" << n << "x" << k << " batch " << batch << ", "
                                         << units << " units");
       const int split = blas::chosen_split_k(p, 4, m, n, k, batch, units);
