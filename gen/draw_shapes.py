@@ -25,7 +25,11 @@ blocks that split K inside a work-group (k-groups) ran fastest at untuned shapes
 blocks split across work-groups, and the database had few measured shapes (benchmark/RESULTS.md,
 issue 12, where the weak untuned shapes stand).
 
-  python3 gen/draw_shapes.py --seed S --count N [--regime long-k|narrow|short-side|short-k] --description TEXT --output FILE
+--transposes tt,nt draws among those transposes alone (uniform among them): evidence where the
+database has measured few shapes of some transposes (the measured rule weighs another transposes'
+shape as one a whole log-unit away). With all four, the default, a seed draws what it drew before.
+
+  python3 gen/draw_shapes.py --seed S --count N [--regime long-k|narrow|short-side|short-k] [--transposes tt,nt] --description TEXT --output FILE
 
 The same seed draws the same shapes (Python's random.Random). Use a seed no other shape file used:
 a file drawn for evidence (configs/shapes/coverage.json) must share no shape with the held-out ones.
@@ -46,6 +50,7 @@ ONE_SHORT_SIDE = {"narrow": ((60, 110), (256, 8192), (128, 16384)),
                   "short-side": ((96, 320), (1024, 8192), (1536, 16384)),
                   "short-k": ((64, 256), (1024, 8192), (64, 512))}
 REGIMES = ("any", "long-k", *ONE_SHORT_SIDE)
+TRANSPOSES = ("nn", "nt", "tn", "tt")
 
 
 def log_uniform(rng: random.Random, low: int, high: int) -> int:
@@ -56,9 +61,11 @@ def is_long_k(m: int, n: int, k: int) -> bool:
     return k >= 1024 and k * k >= m * n and math.ceil(m / 128) * math.ceil(n / 64) <= LONG_K_MAX_BLOCKS
 
 
-def draw(seed: int, count: int, regime: str = "any") -> list[dict]:
+def draw(seed: int, count: int, regime: str = "any", transposes: tuple[str, ...] = TRANSPOSES) -> list[dict]:
     if regime not in REGIMES:
         raise ValueError(f"regime {regime!r}: expected one of {', '.join(REGIMES)}")
+    if not transposes or any(t not in TRANSPOSES for t in transposes) or len(set(transposes)) != len(transposes):
+        raise ValueError(f"transposes {','.join(transposes)!r}: expected distinct ones of {', '.join(TRANSPOSES)}")
     rng = random.Random(seed)
     shapes: list[dict] = []
     while len(shapes) < count:
@@ -75,10 +82,11 @@ def draw(seed: int, count: int, regime: str = "any") -> list[dict]:
             batch = log_uniform(rng, 8, 4096)
         else:
             m, n, k, batch = log_uniform(rng, 16, 8192), log_uniform(rng, 16, 8192), log_uniform(rng, 16, 16384), 1
-        transposes = rng.choice(["nn", "nt", "tn", "tt"])
+        # A choice among all four draws as the files before --transposes were drawn.
+        drawn_transposes = rng.choice(list(transposes))
         if not MIN_FLOPS <= 2.0 * m * n * k * batch <= MAX_FLOPS:
             continue
-        shape = {"m": m, "n": n, "k": k, "batch": batch, "transposes": transposes}
+        shape = {"m": m, "n": n, "k": k, "batch": batch, "transposes": drawn_transposes}
         if shape not in shapes:
             shapes.append(shape)
     return shapes
@@ -93,13 +101,20 @@ def main(argv: list[str] | None = None) -> int:
                              "(one side of the output 60-110), short-side (one side 96-320, the other "
                              "1024-8192, K 1536-16384) or short-k (one side 64-256, the other 1024-8192, "
                              "K 64-512)")
+    parser.add_argument("--transposes", default=",".join(TRANSPOSES),
+                        help="the transposes to draw among, comma-separated (default: all four, uniform)")
     parser.add_argument("--description", required=True, help="the file's description (say what it is for)")
     parser.add_argument("--output", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.count <= 0:
         print(f"draw_shapes: error: --count {args.count}: expected a positive number", file=sys.stderr)
         return 1
-    document = {"description": args.description, "shapes": draw(args.seed, args.count, args.regime)}
+    try:
+        shapes = draw(args.seed, args.count, args.regime, tuple(args.transposes.split(",")))
+    except ValueError as error:
+        print(f"draw_shapes: error: --{error}", file=sys.stderr)
+        return 1
+    document = {"description": args.description, "shapes": shapes}
     args.output.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     return 0
 

@@ -73,7 +73,8 @@
 #                     evidence, none held out; coverage_second_draw.json is a second draw, timed on
 #                     2026-11-30 and not taken: benchmark/RESULTS.md; long_k_draw.json, 24 of its 40 shapes
 #                     timed on 2026-11-30 and taken; short_side_draw.json and short_k_draw.json, timed
-#                     on 2026-11-30 and taken; TESSERA_MATRIX_SECONDS, default
+#                     on 2026-11-30 and taken; thin_transposes_draw.json, TT and NT where the database had
+#                     the fewest measured shapes, timed on 2026-12-01 and taken; TESSERA_MATRIX_SECONDS, default
 #                     430, stops it), then select_defaults.py --measured --evidence: that database
 #                     with those timings as measured entries: coverage-matrix.json and nvidia_gpu.json
 #                     Both run one tune_all rank per GPU (mpirun) where the machine has several GPUs.

@@ -36,7 +36,8 @@ HELD_OUT = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untune
             ROOT / "benchmark/gemm/fill_weight_check_shapes.json", ROOT / "benchmark/gemm/short_k_check_shapes.json",
             ROOT / "benchmark/gemm/fill_damping_check_shapes.json",
             ROOT / "benchmark/gemm/split_credit_check_shapes.json",
-            ROOT / "benchmark/gemm/tail_split_check_shapes.json"]
+            ROOT / "benchmark/gemm/tail_split_check_shapes.json",
+            ROOT / "benchmark/gemm/thin_transposes_check_shapes.json"]
 
 
 def shapes_of(path: Path) -> set:
@@ -64,7 +65,9 @@ def test_each_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(
                            ("any", "short-k", "short-side", "long-k", "narrow"), 60),
                           ("split_credit_check_shapes.json", (2026120101, 2026120111),
                            ("any", "short-k", "short-side", "long-k", "narrow"), 60),
-                          ("tail_split_check_shapes.json", (2026120141, 2026120151), ("any", "long-k", "short-side"), 500)])
+                          ("tail_split_check_shapes.json", (2026120141, 2026120151), ("any", "long-k", "short-side"), 500),
+                          ("thin_transposes_check_shapes.json", (2026120171,), ("any", "long-k", "short-side", "narrow"),
+                           300)])
 def test_each_check_file_is_its_draws(name, firsts, regimes, count):
     # Each first seed starts one draw of `count` shapes per regime, the regimes in order.
     drawn = [s for first in firsts for i, regime in enumerate(regimes) for s in draw_shapes.draw(first + i, count, regime)]
@@ -150,4 +153,31 @@ def test_the_ninety_six_probe_is_its_narrow_draw():
 def test_each_short_side_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(name, seed, regime):
     drawn = json.loads((ROOT / "configs/shapes" / name).read_text())
     assert drawn["shapes"] == draw_shapes.draw(seed, 16, regime)
+    assert_shares_no_shape({key(s) for s in drawn["shapes"]}, HELD_OUT)
+
+
+def test_a_draw_among_some_transposes_draws_those_alone_and_all_four_draw_as_before():
+    for regime in draw_shapes.REGIMES:
+        shapes = draw_shapes.draw(19, 120, regime, ("tt", "nt"))
+        assert {s["transposes"] for s in shapes} == {"tt", "nt"}, regime
+        # The same sizes come up as in the draw among all four: only the transposes' choice narrows.
+        assert draw_shapes.draw(19, 120, regime, draw_shapes.TRANSPOSES) == draw_shapes.draw(19, 120, regime)
+    assert {s["transposes"] for s in draw_shapes.draw(19, 40, "any", ("tn",))} == {"tn"}
+    for bad in ((), ("nx",), ("tt", "tt")):
+        with pytest.raises(ValueError, match="transposes .*: expected distinct ones of nn, nt, tn, tt"):
+            draw_shapes.draw(19, 3, "any", bad)
+
+
+def test_bad_transposes_on_the_command_line_are_refused(tmp_path, capsys):
+    assert draw_shapes.main(["--seed", "1", "--count", "3", "--transposes", "tt,xy", "--description", "x",
+                             "--output", str(tmp_path / "s.json")]) == 1
+    assert "--transposes 'tt,xy': expected distinct ones of nn, nt, tn, tt" in capsys.readouterr().err
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_the_thin_transposes_file_is_its_draws_and_shares_no_shape_with_a_held_out_one():
+    drawn = json.loads((ROOT / "configs/shapes/thin_transposes_draw.json").read_text())
+    expected = [s for seed, count, regime in ((2026120161, 6, "long-k"), (2026120162, 5, "short-side"), (2026120163, 5, "any"))
+                for s in draw_shapes.draw(seed, count, regime, ("tt", "nt"))]
+    assert drawn["shapes"] == expected
     assert_shares_no_shape({key(s) for s in drawn["shapes"]}, HELD_OUT)
