@@ -160,7 +160,7 @@ def test_a_draw_among_some_transposes_draws_those_alone_and_all_four_draw_as_bef
     for regime in draw_shapes.REGIMES:
         shapes = draw_shapes.draw(19, 120, regime, ("tt", "nt"))
         assert {s["transposes"] for s in shapes} == {"tt", "nt"}, regime
-        # The same sizes come up as in the draw among all four: only the transposes' choice narrows.
+        # Naming all four draws what the files drawn before --transposes hold.
         assert draw_shapes.draw(19, 120, regime, draw_shapes.TRANSPOSES) == draw_shapes.draw(19, 120, regime)
     assert {s["transposes"] for s in draw_shapes.draw(19, 40, "any", ("tn",))} == {"tn"}
     for bad in ((), ("nx",), ("tt", "tt")):
