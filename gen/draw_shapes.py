@@ -43,6 +43,9 @@ import random
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tune_results import TRANSPOSES  # noqa: E402
+
 MIN_FLOPS, MAX_FLOPS = 2e7, 2e11
 LONG_K_MAX_BLOCKS = 4 * 132  # 128 x 64 blocks: four waves of an H200
 # The regimes of one short side beside a wide one: (short side, wide side, k), each drawn log-uniform.
@@ -50,7 +53,6 @@ ONE_SHORT_SIDE = {"narrow": ((60, 110), (256, 8192), (128, 16384)),
                   "short-side": ((96, 320), (1024, 8192), (1536, 16384)),
                   "short-k": ((64, 256), (1024, 8192), (64, 512))}
 REGIMES = ("any", "long-k", *ONE_SHORT_SIDE)
-TRANSPOSES = ("nn", "nt", "tn", "tt")
 
 
 def log_uniform(rng: random.Random, low: int, high: int) -> int:
