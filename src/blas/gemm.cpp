@@ -602,7 +602,7 @@ gemm_params default_params_for(const gemm_arguments<T>& args, const runtime::con
                                      : args.operands == operand_type::bfloat16 ? "bf16"
                                                                                : "tf32";
   const auto& device = ctx.device();
-  const auto pick = choose_tensor_core_default(gemm_defaults_table(), describe_device(device), device_limits(device),
+  const auto pick = choose_tensor_core_default(gemm_defaults_table_index(), describe_device(device), device_limits(device),
                                                ab_bytes, shape, precision, device.compute_units);
   if (pick.entry != nullptr) return pick.params;
   if (!sixteen_bit) return choose_default(ctx.device(), sizeof(T), shape).params;

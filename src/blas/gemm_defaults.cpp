@@ -350,6 +350,66 @@ const std::vector<gemm_default_entry>& gemm_defaults_table() {
   return table;
 }
 
+struct gemm_defaults_index::groups {
+  // A tuned shape's measured rows of one element size and precision, for the measured rule.
+  struct shape_rows {
+    const gemm_default_entry* first;  // its first row: the device that measured it
+    double fastest = 0.0;
+    std::vector<const gemm_default_entry*> rows;
+  };
+
+  const std::vector<gemm_default_entry>* table;
+  std::vector<const gemm_default_entry*> tuned_shapes;   // tuned entries with a shape, in table order
+  std::vector<const gemm_default_entry*> class_entries;  // entries without a shape, in table order
+
+  // The measured shapes of an element size and precision, of every device, in the order of their
+  // first rows: grouped at the first pick that asks for them.
+  const std::vector<shape_rows>& measured_of(int element_bytes, std::string_view precision) const;
+
+ private:
+  mutable std::mutex mutex;
+  mutable std::map<std::pair<int, std::string>, std::vector<shape_rows>> measured;
+};
+
+gemm_defaults_index::gemm_defaults_index(const std::vector<gemm_default_entry>& table)
+    : groups_(std::make_unique<groups>()) {
+  groups_->table = &table;
+  for (const auto& e : table) {
+    if (!e.shape) groups_->class_entries.push_back(&e);
+    else if (e.role == gemm_entry_role::tuned) groups_->tuned_shapes.push_back(&e);
+  }
+}
+
+gemm_defaults_index::~gemm_defaults_index() = default;
+
+const std::vector<gemm_defaults_index::groups::shape_rows>& gemm_defaults_index::groups::measured_of(
+    int element_bytes, std::string_view precision) const {
+  std::lock_guard lock(mutex);
+  std::pair<int, std::string> key{element_bytes, std::string(precision)};
+  if (const auto it = measured.find(key); it != measured.end()) return it->second;
+  std::vector<shape_rows> shapes;
+  const auto same_group = [](const gemm_default_entry& a, const gemm_default_entry& b) {
+    return *a.shape == *b.shape && a.match == b.match;
+  };
+  for (const auto& e : *table) {
+    if (e.role != gemm_entry_role::measured || !e.shape) continue;
+    if ((e.element_bytes != 0 && e.element_bytes != element_bytes) || e.precision != precision) continue;
+    // A shape's rows lie together in a file (select_defaults.py writes them so): the last group first.
+    auto it = !shapes.empty() && same_group(*shapes.back().first, e)
+                  ? shapes.end() - 1
+                  : std::find_if(shapes.begin(), shapes.end(), [&](const shape_rows& m) { return same_group(*m.first, e); });
+    if (it == shapes.end()) it = shapes.insert(shapes.end(), shape_rows{&e, 0.0, {}});
+    it->fastest = std::max(it->fastest, e.gflops);
+    it->rows.push_back(&e);
+  }
+  return measured.emplace(std::move(key), std::move(shapes)).first->second;
+}
+
+const gemm_defaults_index& gemm_defaults_table_index() {
+  static const gemm_defaults_index index(gemm_defaults_table());
+  return index;
+}
+
 namespace {
 
 // Whether a tuned shape serves the device at this level: at its own level by its match, and a
@@ -360,7 +420,8 @@ bool shape_entry_matches(const gemm_default_entry& e, gemm_match_level level, co
          !key.architecture.empty() && lower(e.architecture) == lower(key.architecture);
 }
 
-const gemm_default_entry* best_class_entry(const std::vector<gemm_default_entry>& table, gemm_match_level level,
+const gemm_default_entry* best_class_entry(const std::vector<const gemm_default_entry*>& class_entries,
+                                           gemm_match_level level,
                                            const gemm_device_key& key, const gemm_limits& limits, int element_bytes,
                                            const std::string& transposes, const std::string& problem_name,
                                            std::string_view precision) {
@@ -368,8 +429,9 @@ const gemm_default_entry* best_class_entry(const std::vector<gemm_default_entry>
   // problem) wins; earlier entries win ties; entries that do not fit the device are passed over.
   const gemm_default_entry* best = nullptr;
   int best_score = -1;
-  for (const auto& e : table) {
-    if (e.shape || e.level != level || !level_matches(e, key)) continue;
+  for (const gemm_default_entry* entry : class_entries) {
+    const gemm_default_entry& e = *entry;
+    if (e.level != level || !level_matches(e, key)) continue;
     if (e.precision != precision) continue;
     if (e.element_bytes != 0 && e.element_bytes != element_bytes) continue;
     if (e.transposes != "any" && e.transposes != transposes) continue;
@@ -387,49 +449,22 @@ constexpr gemm_match_level levels[] = {gemm_match_level::name, gemm_match_level:
 // Fits every device: one work-item per work-group, no local memory.
 gemm_default_choice last_resort() { return {parse_gemm_params("naive wg=1x1"), nullptr}; }
 
-// A tuned shape's measured rows, for the measured rule.
+using shape_rows = gemm_defaults_index::groups::shape_rows;
+
+// A measured shape near the call.
 struct measured_shape {
-  const gemm_default_entry* first;  // its first row: the device that measured it
-  double distance;                  // from the call
-  double fastest = 0.0;
-  std::vector<const gemm_default_entry*> rows;
+  const shape_rows* measured;
+  double distance;  // from the call
 };
 
 // The measured shapes of the call's element size and precision within measured_rule_reach, of
-// every device: grouped once per lookup, then matched level by level. A shape's rows lie together
-// in a file (select_defaults.py writes them so), so the last group is tried first: this runs at the
-// first call of every new shape, over some thousand rows.
-std::vector<measured_shape> measured_shapes(const std::vector<gemm_default_entry>& table, int element_bytes,
+// every device, nearest first (the first grouped among equals): matched level by level.
+std::vector<measured_shape> measured_shapes(const gemm_defaults_index::groups& index, int element_bytes,
                                             const gemm_problem_shape& call, std::string_view precision) {
   std::vector<measured_shape> shapes;
-  std::vector<const gemm_default_entry*> out_of_reach;  // first rows of the groups too far away
-  const auto same_group = [](const gemm_default_entry& a, const gemm_default_entry& b) {
-    return *a.shape == *b.shape && a.match == b.match;
-  };
-  for (const auto& e : table) {
-    if (e.role != gemm_entry_role::measured || !e.shape) continue;
-    if ((e.element_bytes != 0 && e.element_bytes != element_bytes) || e.precision != precision) continue;
-    if (!shapes.empty() && same_group(*shapes.back().first, e)) {
-      shapes.back().fastest = std::max(shapes.back().fastest, e.gflops);
-      shapes.back().rows.push_back(&e);
-      continue;
-    }
-    if (!out_of_reach.empty() && same_group(*out_of_reach.back(), e)) continue;
-    auto it = std::find_if(shapes.begin(), shapes.end(), [&](const measured_shape& m) { return same_group(*m.first, e); });
-    if (it == shapes.end()) {
-      if (std::find_if(out_of_reach.begin(), out_of_reach.end(),
-                       [&](const gemm_default_entry* f) { return same_group(*f, e); }) != out_of_reach.end())
-        continue;
-      const double distance = shape_distance(call, *e.shape);
-      if (distance > measured_rule_reach) {
-        out_of_reach.push_back(&e);
-        continue;
-      }
-      it = shapes.insert(shapes.end(), measured_shape{&e, distance, 0.0, {}});
-    }
-    it->fastest = std::max(it->fastest, e.gflops);
-    it->rows.push_back(&e);
-  }
+  for (const shape_rows& m : index.measured_of(element_bytes, precision))
+    if (const double distance = shape_distance(call, *m.first->shape); distance <= measured_rule_reach)
+      shapes.push_back({&m, distance});
   std::stable_sort(shapes.begin(), shapes.end(),
                    [](const measured_shape& a, const measured_shape& b) { return a.distance < b.distance; });
   return shapes;
@@ -442,7 +477,7 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
                                                    std::int64_t compute_units) {
   std::vector<const measured_shape*> shapes;  // the nearest of the level, nearest first
   for (const auto& m : all)
-    if (shape_entry_matches(*m.first, level, key) && shapes.size() < std::size_t(measured_rule_shapes))
+    if (shape_entry_matches(*m.measured->first, level, key) && shapes.size() < std::size_t(measured_rule_shapes))
       shapes.push_back(&m);
   if (shapes.empty()) return std::nullopt;
   // Each kept shape's weight by distance alone, and their sum: for measured_rule_coverage.
@@ -456,20 +491,21 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
     double score = -std::numeric_limits<double>::infinity();
   } covered, thin;
   // The candidates: what was measured at the nearest shape; the evidence: every kept shape that measured them.
-  for (const gemm_default_entry* candidate : shapes.front()->rows) {
+  for (const gemm_default_entry* candidate : shapes.front()->measured->rows) {
     if (!check_gemm_rules(candidate->params, element_bytes, limits).empty()) continue;
     const fill_at_call at_call = fill_at(candidate->params, element_bytes, call, compute_units);
     double weighted_log = 0.0, weights = 0.0, timed_near = 0.0;
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       const measured_shape* m = shapes[i];
-      const auto row = std::find_if(m->rows.begin(), m->rows.end(),
+      const auto& rows = m->measured->rows;
+      const auto row = std::find_if(rows.begin(), rows.end(),
                                     [&](const gemm_default_entry* r) { return r->params == candidate->params; });
-      if (row == m->rows.end()) continue;
+      if (row == rows.end()) continue;
       timed_near += distance_weight[i];
       const double fill_gain =
-          fill_gain_at(at_call, candidate->params, element_bytes, call, *m->first->shape, compute_units);
+          fill_gain_at(at_call, candidate->params, element_bytes, call, *m->measured->first->shape, compute_units);
       const double weight = measured_shape_weight(m->distance, fill_gain);
-      weighted_log += weight * std::log((*row)->gflops / m->fastest * fill_gain);
+      weighted_log += weight * std::log((*row)->gflops / m->measured->fastest * fill_gain);
       weights += weight;
     }
     const double score = weighted_log / weights;
@@ -502,7 +538,7 @@ gemm_default_choice split_for_the_call(gemm_default_choice choice, int element_b
   return choice;
 }
 
-gemm_default_choice choose_entry(const std::vector<gemm_default_entry>& table, const gemm_device_key& key,
+gemm_default_choice choose_entry(const gemm_defaults_index::groups& index, const gemm_device_key& key,
                                  const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
                                  std::string_view precision, std::int64_t compute_units) {
   const std::string transposes = fmt::format("{}{}", shape.trans_a ? 't' : 'n', shape.trans_b ? 't' : 'n');
@@ -516,10 +552,9 @@ gemm_default_choice choose_entry(const std::vector<gemm_default_entry>& table, c
   std::optional<std::vector<measured_shape>> measured;  // grouped at the first level that weighs them
   for (gemm_match_level level : levels) {
     candidates.clear();
-    for (const auto& e : table) {
-      if (!e.shape || e.role != gemm_entry_role::tuned || e.precision != precision ||
-          !shape_entry_matches(e, level, key))
-        continue;
+    for (const gemm_default_entry* entry : index.tuned_shapes) {
+      const gemm_default_entry& e = *entry;
+      if (e.precision != precision || !shape_entry_matches(e, level, key)) continue;
       if (e.element_bytes != 0 && e.element_bytes != element_bytes) continue;
       const gemm_problem_shape tuned = tuned_shape_for(e, shape);
       const double distance = shape_distance(shape, tuned);
@@ -534,7 +569,7 @@ gemm_default_choice choose_entry(const std::vector<gemm_default_entry>& table, c
     double best_score = -1.0;
     const bool own_shape = !candidates.empty() && candidates.front().distance == 0.0;
     if (!own_shape && compute_units > 0) {
-      if (!measured) measured = measured_shapes(table, element_bytes, shape, precision);
+      if (!measured) measured = measured_shapes(index, element_bytes, shape, precision);
       if (const auto choice = measured_choice(*measured, level, key, limits, element_bytes, shape, compute_units))
         return *choice;
     }
@@ -550,7 +585,8 @@ gemm_default_choice choose_entry(const std::vector<gemm_default_entry>& table, c
       if (score > best_score) best_score = score, chosen = &c;
     }
     if (chosen != nullptr) return {chosen->entry->params, chosen->entry};
-    if (const auto* e = best_class_entry(table, level, key, limits, element_bytes, transposes, problem_name, precision))
+    if (const auto* e =
+            best_class_entry(index.class_entries, level, key, limits, element_bytes, transposes, problem_name, precision))
       return {e->params, e};
   }
   // No entry of another precision fits: the caller falls back to the element type's own.
@@ -559,27 +595,42 @@ gemm_default_choice choose_entry(const std::vector<gemm_default_entry>& table, c
 
 }  // namespace
 
+gemm_default_choice choose_default(const gemm_defaults_index& index, const gemm_device_key& key,
+                                   const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
+                                   std::string_view precision, std::int64_t compute_units) {
+  return split_for_the_call(
+      choose_entry(index.grouped(), key, limits, element_bytes, shape, precision, compute_units), element_bytes,
+      shape, compute_units);
+}
+
 gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table, const gemm_device_key& key,
                                    const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
                                    std::string_view precision, std::int64_t compute_units) {
-  return split_for_the_call(choose_entry(table, key, limits, element_bytes, shape, precision, compute_units),
-                            element_bytes, shape, compute_units);
+  return choose_default(gemm_defaults_index(table), key, limits, element_bytes, shape, precision, compute_units);
 }
 
 gemm_default_choice choose_tensor_core_default(const std::vector<gemm_default_entry>& table,
                                                const gemm_device_key& key, const gemm_limits& limits,
                                                int element_bytes, const gemm_problem_shape& shape,
                                                std::string_view precision, std::int64_t compute_units) {
+  return choose_tensor_core_default(gemm_defaults_index(table), key, limits, element_bytes, shape, precision,
+                                    compute_units);
+}
+
+gemm_default_choice choose_tensor_core_default(const gemm_defaults_index& index, const gemm_device_key& key,
+                                               const gemm_limits& limits, int element_bytes,
+                                               const gemm_problem_shape& shape, std::string_view precision,
+                                               std::int64_t compute_units) {
   const auto blocks = [&](const gemm_params& p) {
     const gemm_rule_values d = derive(p, element_bytes);
     return ((shape.m + d.block_rows - 1) / d.block_rows) * ((shape.n + d.block_cols - 1) / d.block_cols) *
            std::max<std::int64_t>(shape.batch, 1);
   };
   const std::int64_t units = std::max<std::int64_t>(compute_units, 1);
-  const auto own = choose_default(table, key, limits, element_bytes, shape, precision);
+  const auto own = choose_default(index, key, limits, element_bytes, shape, precision);
   if (own.entry != nullptr && 2 * blocks(own.params) >= units) return own;
   const auto smallest =
-      choose_default(table, key, limits, element_bytes, {1, 1, 1, 1, shape.trans_a, shape.trans_b}, precision);
+      choose_default(index, key, limits, element_bytes, {1, 1, 1, 1, shape.trans_a, shape.trans_b}, precision);
   if (smallest.entry != nullptr && blocks(smallest.params) >= units) return smallest;
   // Only TF32 has another path (the exact one); 16-bit operands take their own entry, however few
   // its blocks.
@@ -607,7 +658,7 @@ gemm_default_choice choose_default(const runtime::device_info& device, int eleme
     std::lock_guard lock(memo_mutex);
     if (const auto it = memo.find(k); it != memo.end()) return it->second;
   }
-  const gemm_default_choice choice = choose_default(gemm_defaults_table(), describe_device(device),
+  const gemm_default_choice choice = choose_default(gemm_defaults_table_index(), describe_device(device),
                                                     device_limits(device), element_bytes, shape, precision,
                                                     device.compute_units);
   std::lock_guard lock(memo_mutex);
@@ -623,8 +674,8 @@ gemm_default_choice choose_default(const runtime::device_info& device, int eleme
   const std::string transposes = fmt::format("{}{}", trans_a ? 't' : 'n', trans_b ? 't' : 'n');
   const std::string problem_name(to_string(problem));
   for (gemm_match_level level : levels)
-    if (const auto* e =
-            best_class_entry(gemm_defaults_table(), level, key, limits, element_bytes, transposes, problem_name, "default"))
+    if (const auto* e = best_class_entry(gemm_defaults_table_index().grouped().class_entries, level, key, limits,
+                                         element_bytes, transposes, problem_name, "default"))
       return {e->params, e};
   return last_resort();
 }

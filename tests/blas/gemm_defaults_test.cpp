@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -543,8 +544,9 @@ TEST(GemmShapeDatabase, ADefaultsFileIsReadWithItsShapesAndBadOnesAreNamed) {
 }
 
 // Under AddressSanitizer at -O0 (scripts/test-sanitizers.sh) a pick took 1.3 ms against 45 us in
-// the release build (321 s for the test below, a quarter of that run's test time): there, where
-// the question is memory errors in the same code, a tenth of the shapes; the release run checks all.
+// the release build (321 s for the test below, a quarter of that run's test time, before picks
+// read an index): there, where the question is memory errors in the same code, a tenth of the
+// shapes; the release run checks all.
 constexpr int random_shape_count = tessera::testing::under_address_sanitizer ? 500 : 5000;
 
 // The property the lead's judging relies on: whatever the shape (random, odd, huge, empty-ish)
@@ -562,6 +564,7 @@ TEST(GemmShapeDatabase, EveryPickForThousandsOfRandomShapesFitsTheDevice) {
       {{"pthread-haswell-AMD EPYC", "haswell", "pocl", "cpu"}, {65536, 4096}},
       {{"gfx90a", "gfx90a", "amd", "gpu"}, {65536, 256}},
       {{"Mystery", "", "nobody", "accelerator"}, {0, 1}}};
+  const blas::gemm_defaults_index index(table);
   std::mt19937_64 random(20261125);
   const auto size = [&](int max_log2) {
     return std::max<std::int64_t>(1, std::int64_t(std::exp2(std::uniform_real_distribution<double>(0, max_log2)(random))));
@@ -573,7 +576,7 @@ TEST(GemmShapeDatabase, EveryPickForThousandsOfRandomShapesFitsTheDevice) {
     for (const auto& [key, limits] : devices)
       for (int bytes : {4, 8})
         for (std::int64_t compute_units : {0, 2, 132}) {  // not known (the nearest alone), a CPU's, an H200's
-          const auto choice = blas::choose_default(table, key, limits, bytes, shape, "default", compute_units);
+          const auto choice = blas::choose_default(index, key, limits, bytes, shape, "default", compute_units);
           ASSERT_THAT(blas::check_gemm_rules(choice.params, bytes, limits), ::testing::ElementsAre())
               << blas::to_string(choice.params) << " for " << key.name << " at " << shape.m << "x" << shape.n << "x"
               << shape.k << " batch " << shape.batch << " on " << compute_units << " compute units";
@@ -581,6 +584,68 @@ TEST(GemmShapeDatabase, EveryPickForThousandsOfRandomShapesFitsTheDevice) {
         }
   }
   EXPECT_EQ(picks, std::size_t(random_shape_count) * 8 * 2 * 3);
+}
+
+// A random shape of the property test's spread, with a batch one time in four.
+blas::gemm_problem_shape random_shape(std::mt19937_64& random) {
+  const auto size = [&](int max_log2) {
+    return std::max<std::int64_t>(1, std::int64_t(std::exp2(std::uniform_real_distribution<double>(0, max_log2)(random))));
+  };
+  const std::int64_t m = size(16), n = size(16), k = size(17);
+  const std::int64_t batch = std::uniform_int_distribution<int>(0, 3)(random) == 0 ? size(14) : 1;
+  const bool trans_a = random() & 1, trans_b = random() & 1;
+  return {m, n, k, batch, trans_a, trans_b};
+}
+
+// An index groups a table's measured rows per element size and precision at the first pick that
+// asks, then serves every later pick from them: one index over many picks, element sizes and
+// precisions interleaved, picks what an index of each pick's own does (the built-in database:
+// the H200's measured shapes).
+TEST(GemmShapeDatabase, OneIndexOverManyPicksPicksAsAnIndexPerPick) {
+  const auto& table = blas::gemm_defaults_table();
+  const blas::gemm_defaults_index shared(table);
+  auto h200 = device("NVIDIA H200", "NVIDIA Corporation", rt::device_type::gpu, 49152, 1024);
+  h200.nvidia_compute_capability = 90;  // tensor cores: the TF32 and fp16 entries fit
+  const blas::gemm_limits h200_limits = blas::device_limits(h200);
+  std::mt19937_64 random(2026120201);
+  int measured = 0;
+  for (int i = 0; i < 60; ++i) {
+    const auto shape = random_shape(random);
+    for (int bytes : {8, 4, 2})
+      for (std::string_view precision : {"default", "tf32", "fp16"}) {
+        const auto reused = blas::choose_default(shared, h200_key, h200_limits, bytes, shape, precision, 132);
+        const auto own = blas::choose_default(blas::gemm_defaults_index(table), h200_key, h200_limits, bytes, shape,
+                                              precision, 132);
+        ASSERT_EQ(reused.entry, own.entry) << shape.m << "x" << shape.n << "x" << shape.k << " batch " << shape.batch
+                                           << ", " << bytes << "-byte elements, " << precision;
+        ASSERT_EQ(blas::to_string(reused.params), blas::to_string(own.params));
+        measured += reused.entry != nullptr && reused.entry->role == blas::gemm_entry_role::measured;
+      }
+  }
+  EXPECT_GT(measured, 0) << "no pick came from the measured rule: the test would not see its grouping";
+}
+
+// Threads share one index (gemm_defaults_table_index serves every blas::gemm call): its groups
+// are made once, under a lock, by whichever thread asks first.
+TEST(GemmShapeDatabase, ThreadsPickFromOneIndex) {
+  const auto& table = blas::gemm_defaults_table();
+  const blas::gemm_defaults_index shared(table);
+  std::vector<blas::gemm_problem_shape> shapes;
+  std::mt19937_64 random(2026120202);
+  for (int i = 0; i < 40; ++i) shapes.push_back(random_shape(random));
+  std::vector<std::vector<const blas::gemm_default_entry*>> picks(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < picks.size(); ++t)
+    threads.emplace_back([&, t] {
+      for (const auto& shape : shapes)
+        for (int bytes : {4, 8}) picks[t].push_back(blas::choose_default(shared, h200_key, gpu_limits, bytes, shape, "default", 132).entry);
+    });
+  for (auto& thread : threads) thread.join();
+  for (std::size_t t = 1; t < picks.size(); ++t) EXPECT_EQ(picks[t], picks[0]) << "thread " << t;
+  std::size_t i = 0;
+  for (const auto& shape : shapes)
+    for (int bytes : {4, 8})
+      EXPECT_EQ(picks[0][i++], blas::choose_default(table, h200_key, gpu_limits, bytes, shape, "default", 132).entry);
 }
 
 TEST(GemmDefaults, UnknownDevicesGetTheGenericEntries) {

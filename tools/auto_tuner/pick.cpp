@@ -79,9 +79,10 @@ int main(int argc, char** argv) {
     for (const auto& e : blas::gemm_defaults_table())
       if (!e.shape) table.push_back(e);
     const blas::gemm_limits limits{local_memory_bytes, max_work_group_size};
+    const blas::gemm_defaults_index index(table);
     json picks = json::array();
     for (const auto& s : tessera::baselines::read_shape_suite(shapes_file)) {
-      const auto choice = blas::choose_default(table, key, limits, element_bytes, s.problem(), "default", compute_units);
+      const auto choice = blas::choose_default(index, key, limits, element_bytes, s.problem(), "default", compute_units);
       picks.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"batch", s.batch}, {"transposes", s.transposes()},
                        {"configuration", blas::to_string(choice.params)}, {"entry", describe(choice)},
                        {"tail_split", compute_units > 0 ? describe(blas::tail_split_for_call(choice.params, element_bytes,

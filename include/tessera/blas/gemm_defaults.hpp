@@ -44,6 +44,7 @@
 // precision than "default" (TF32) ends with no entry where none fits the device (one without
 // tensor cores): gemm() then takes the element type's own arithmetic.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -200,6 +201,28 @@ struct gemm_default_entry {
 /// path), then the built-in entries.
 const std::vector<gemm_default_entry>& gemm_defaults_table();
 
+/// A table with what a pick reads of it grouped once: the tuned shapes' entries, the class entries,
+/// and the measured rows shape by shape. A pick then weighs those (some hundred entries and
+/// measured shapes) instead of walking every row: the H200's database has 17545, and that walk was
+/// most of a new shape's pick (0.5 ms). It points into the table, which must outlive it unchanged;
+/// it may be shared between threads.
+class gemm_defaults_index {
+ public:
+  explicit gemm_defaults_index(const std::vector<gemm_default_entry>& table);
+  ~gemm_defaults_index();
+  gemm_defaults_index(const gemm_defaults_index&) = delete;
+  gemm_defaults_index& operator=(const gemm_defaults_index&) = delete;
+
+  struct groups;  // what the lookup reads (gemm_defaults.cpp)
+  const groups& grouped() const { return *groups_; }
+
+ private:
+  std::unique_ptr<groups> groups_;
+};
+
+/// gemm_defaults_table(), indexed at the first use.
+const gemm_defaults_index& gemm_defaults_table_index();
+
 /// The chosen entry's configuration and where it came from.
 struct gemm_default_choice {
   gemm_params params;
@@ -217,6 +240,11 @@ gemm_default_choice choose_default(const std::vector<gemm_default_entry>& table,
                                    const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
                                    std::string_view precision = "default", std::int64_t compute_units = 0);
 
+/// The same over an index: for many picks in one table (the table overload indexes it per pick).
+gemm_default_choice choose_default(const gemm_defaults_index& index, const gemm_device_key& key,
+                                   const gemm_limits& limits, int element_bytes, const gemm_problem_shape& shape,
+                                   std::string_view precision = "default", std::int64_t compute_units = 0);
+
 /// A call whose products may run on tensor cores (precision "tf32", "fp16" or "bf16", elements
 /// of A and B of element_bytes): choose_default of that precision, kept where its blocks give at
 /// least half of the device's compute_units one; else the smallest blocks of the precision (its
@@ -230,6 +258,10 @@ gemm_default_choice choose_tensor_core_default(const std::vector<gemm_default_en
                                                const gemm_device_key& key, const gemm_limits& limits,
                                                int element_bytes, const gemm_problem_shape& shape,
                                                std::string_view precision, std::int64_t compute_units);
+gemm_default_choice choose_tensor_core_default(const gemm_defaults_index& index, const gemm_device_key& key,
+                                               const gemm_limits& limits, int element_bytes,
+                                               const gemm_problem_shape& shape, std::string_view precision,
+                                               std::int64_t compute_units);
 
 /// Class entries only (no tuned shapes): the lookup before the shape database.
 gemm_default_choice choose_default(const runtime::device_info& device, int element_bytes, bool trans_a,
