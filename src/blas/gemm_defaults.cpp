@@ -517,6 +517,15 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
   return gemm_default_choice{chosen->params, chosen};
 }
 
+// Whether the database timed its configurations at the call's own shape, on a device of the level.
+bool measured_at_call(const std::vector<measured_shape>& all, gemm_match_level level, const gemm_device_key& key) {
+  for (const auto& m : all) {
+    if (m.distance > 0.0) return false;  // nearest first
+    if (shape_entry_matches(*m.measured->first, level, key)) return true;
+  }
+  return false;
+}
+
 // A tuned entry's shape as a call sees it: an entry of any transposes was tuned at the call's.
 gemm_problem_shape tuned_shape_for(const gemm_default_entry& e, const gemm_problem_shape& call) {
   gemm_problem_shape tuned = *e.shape;
@@ -567,11 +576,17 @@ gemm_default_choice choose_entry(const gemm_defaults_index::groups& index, const
     const candidate* nearest = nullptr;  // the nearest that fits the device
     const candidate* chosen = nullptr;
     double best_score = -1.0;
+    // At a tuned shape the database also timed its configurations at, the measured rule decides
+    // there too: those timings compare every configuration of the database in one run, where the
+    // tuned entry won a budgeted search (or is the default that held there, or a configuration
+    // shared with other shapes). On the H200, at the 94 tuned shapes where this changes the pick:
+    // 1.051x the speed, below 0.75x cuBLAS 13 -> 6 (benchmark/RESULTS.md, issue 12).
     const bool own_shape = !candidates.empty() && candidates.front().distance == 0.0;
-    if (!own_shape && compute_units > 0) {
+    if (compute_units > 0) {
       if (!measured) measured = measured_shapes(index, element_bytes, shape, precision);
-      if (const auto choice = measured_choice(*measured, level, key, limits, element_bytes, shape, compute_units))
-        return *choice;
+      if (!own_shape || measured_at_call(*measured, level, key))
+        if (const auto choice = measured_choice(*measured, level, key, limits, element_bytes, shape, compute_units))
+          return *choice;
     }
     for (const auto& c : candidates) {
       if (nearest != nullptr && c.distance > nearest->distance + fill_choice_reach) break;

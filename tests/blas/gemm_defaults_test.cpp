@@ -333,14 +333,33 @@ std::vector<blas::gemm_default_entry> measured_database() {
           class_entry(blas::gemm_match_level::vendor, "nvidia", "any", vendor_tile)};
 }
 
-TEST(GemmMeasuredRule, AtAnUntunedShapeTheTimingsDecideAndAtATunedOneItsOwnEntry) {
+TEST(GemmMeasuredRule, AtAnUntunedShapeTheTimingsDecide) {
   const auto table = measured_database();
   // 1024 x 1024 x 1536: the fill of both tiles is as at 1024^3 (K differs), and big_tile was timed
   // the faster there (the sweep's winner, mid_tile, was not re-measured against it).
   EXPECT_EQ(pick_with_units(table, {1024, 1024, 1536}, 132), text(big_tile));
-  EXPECT_EQ(pick_with_units(table, {1024, 1024, 1024}, 132), text(mid_tile));
   // Without the compute units the measured entries are not weighed and never picked as winners.
   EXPECT_EQ(pick_with_units(table, {1024, 1024, 1536}, 0), text(mid_tile));
+}
+
+// At a tuned shape the database also timed every configuration at, those timings decide: the
+// sweep's winner there (mid_tile, 9000 GFLOP/s in the matrix) lost to big_tile (11000) timed in
+// the same run. A tuned shape without timings keeps its own entry, and so does every tuned shape
+// where the compute units are not known (the measured rule weighs fill, which needs them).
+TEST(GemmMeasuredRule, AtATunedShapeItsOwnTimingsDecideAndWithoutThemItsEntry) {
+  auto table = measured_database();
+  EXPECT_EQ(pick_with_units(table, {1024, 1024, 1024}, 132), text(big_tile));
+  EXPECT_EQ(pick_with_units(table, {1024, 1024, 1024}, 0), text(mid_tile));
+  // Timings of another device (nothing of the level) do not displace the device's own entry.
+  for (auto& e : table)
+    if (e.role == blas::gemm_entry_role::measured) e.match = "NVIDIA H100", e.architecture = "sm_90";
+  EXPECT_EQ(pick_with_units(table, {1024, 1024, 1024}, 132), text(mid_tile));
+  // Without its timings at 1024^3, the tuned entry serves there, though 4096^3's are in reach.
+  table = measured_database();
+  std::erase_if(table, [](const blas::gemm_default_entry& e) {
+    return e.role == blas::gemm_entry_role::measured && e.shape->m == 1024;
+  });
+  EXPECT_EQ(pick_with_units(table, {1024, 1024, 1024}, 132), text(mid_tile));
 }
 
 TEST(GemmMeasuredRule, TimingsAreWeighedByTheFillAtTheCall) {

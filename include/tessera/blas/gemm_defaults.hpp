@@ -23,7 +23,10 @@
 // does. At each level:
 //   1. among the tuned shapes that match, fit the device, are of the call's element type and
 //      precision and lie within max_shape_distance of the call: at the call's own shape, its
-//      entry; else, where the device's compute units are known and measured shapes match, the
+//      entry, unless the device's compute units are known and the database also timed its
+//      configurations there (a measured shape of the level at the call's shape: then the
+//      measured rule, whose timings compare every configuration of the database in one run);
+//      else, where the device's compute units are known and measured shapes match, the
 //      measured rule (measured_shape_score below): of the configurations measured at the
 //      nearest measured shape (within measured_rule_reach) that fit the device, the one that
 //      the measurements at the measured_rule_shapes nearest say is fastest at the call (among
