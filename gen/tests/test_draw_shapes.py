@@ -37,7 +37,8 @@ HELD_OUT = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untune
             ROOT / "benchmark/gemm/fill_damping_check_shapes.json",
             ROOT / "benchmark/gemm/split_credit_check_shapes.json",
             ROOT / "benchmark/gemm/tail_split_check_shapes.json",
-            ROOT / "benchmark/gemm/thin_transposes_check_shapes.json"]
+            ROOT / "benchmark/gemm/thin_transposes_check_shapes.json",
+            ROOT / "benchmark/gemm/hard_regimes_check_shapes.json"]
 
 
 def shapes_of(path: Path) -> set:
@@ -67,7 +68,9 @@ def test_each_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(
                            ("any", "short-k", "short-side", "long-k", "narrow"), 60),
                           ("tail_split_check_shapes.json", (2026120141, 2026120151), ("any", "long-k", "short-side"), 500),
                           ("thin_transposes_check_shapes.json", (2026120171,), ("any", "long-k", "short-side", "narrow"),
-                           300)])
+                           300),
+                          ("hard_regimes_check_shapes.json", (2026120201,), ("long-k", "short-side", "short-k", "narrow"),
+                           16)])
 def test_each_check_file_is_its_draws(name, firsts, regimes, count):
     # Each first seed starts one draw of `count` shapes per regime, the regimes in order.
     drawn = [s for first in firsts for i, regime in enumerate(regimes) for s in draw_shapes.draw(first + i, count, regime)]
