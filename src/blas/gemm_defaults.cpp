@@ -337,14 +337,21 @@ gemm_default_entry entry_of(const built_in_entry& b) {
 const std::vector<gemm_default_entry>& gemm_defaults_table() {
   static const std::vector<gemm_default_entry> table = [] {
     std::vector<gemm_default_entry> t;
+    int source = 0;
     // A database of the user's first: it is the most recent tuning of this very device.
     if (const char* files = std::getenv("TESSERA_GEMM_DEFAULTS"); files != nullptr && *files != '\0') {
       std::istringstream list(files);
-      for (std::string path; std::getline(list, path, ':');)
+      for (std::string path; std::getline(list, path, ':'); ++source)
         if (!path.empty())
-          for (auto& e : read_gemm_defaults_file(path)) t.push_back(std::move(e));
+          for (auto& e : read_gemm_defaults_file(path)) {
+            e.source = source;
+            t.push_back(std::move(e));
+          }
     }
-    for (const auto& b : built_in_entries) t.push_back(entry_of(b));
+    for (const auto& b : built_in_entries) {
+      t.push_back(entry_of(b));
+      t.back().source = source;
+    }
     return t;
   }();
   return table;
@@ -517,11 +524,13 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
   return gemm_default_choice{chosen->params, chosen};
 }
 
-// Whether the database timed its configurations at the call's own shape, on a device of the level.
-bool measured_at_call(const std::vector<measured_shape>& all, gemm_match_level level, const gemm_device_key& key) {
+// Whether the database timed its configurations at the call's own shape, on a device of the
+// level, in the tuned entry's source or one read before it.
+bool measured_at_call(const std::vector<measured_shape>& all, gemm_match_level level, const gemm_device_key& key,
+                      const gemm_default_entry& tuned) {
   for (const auto& m : all) {
     if (m.distance > 0.0) return false;  // nearest first
-    if (shape_entry_matches(*m.measured->first, level, key)) return true;
+    if (shape_entry_matches(*m.measured->first, level, key) && m.measured->first->source <= tuned.source) return true;
   }
   return false;
 }
@@ -584,7 +593,7 @@ gemm_default_choice choose_entry(const gemm_defaults_index::groups& index, const
     const bool own_shape = !candidates.empty() && candidates.front().distance == 0.0;
     if (compute_units > 0) {
       if (!measured) measured = measured_shapes(index, element_bytes, shape, precision);
-      if (!own_shape || measured_at_call(*measured, level, key))
+      if (!own_shape || measured_at_call(*measured, level, key, *candidates.front().entry))
         if (const auto choice = measured_choice(*measured, level, key, limits, element_bytes, shape, compute_units))
           return *choice;
     }

@@ -345,7 +345,8 @@ TEST(GemmMeasuredRule, AtAnUntunedShapeTheTimingsDecide) {
 // At a tuned shape the database also timed every configuration at, those timings decide: the
 // sweep's winner there (mid_tile, 9000 GFLOP/s in the matrix) lost to big_tile (11000) timed in
 // the same run. A tuned shape without timings keeps its own entry, and so does every tuned shape
-// where the compute units are not known (the measured rule weighs fill, which needs them).
+// where the compute units are not known (the measured rule weighs fill, which needs them), and
+// where the timings were read after the entry (gemm_default_entry::source).
 TEST(GemmMeasuredRule, AtATunedShapeItsOwnTimingsDecideAndWithoutThemItsEntry) {
   auto table = measured_database();
   EXPECT_EQ(pick_with_units(table, {1024, 1024, 1024}, 132), text(big_tile));
@@ -354,6 +355,14 @@ TEST(GemmMeasuredRule, AtATunedShapeItsOwnTimingsDecideAndWithoutThemItsEntry) {
   for (auto& e : table)
     if (e.role == blas::gemm_entry_role::measured) e.match = "NVIDIA H100", e.architecture = "sm_90";
   EXPECT_EQ(pick_with_units(table, {1024, 1024, 1024}, 132), text(mid_tile));
+  // Timings read after the tuned entry (the built-in database's, behind a file of the user's
+  // fresh tuning) do not displace it; timings read with it or before it do.
+  table = measured_database();
+  for (auto& e : table)
+    if (e.role == blas::gemm_entry_role::measured) e.source = 1;
+  EXPECT_EQ(pick_with_units(table, {1024, 1024, 1024}, 132), text(mid_tile));
+  for (auto& e : table) e.source = e.role == blas::gemm_entry_role::measured ? 0 : 1;
+  EXPECT_EQ(pick_with_units(table, {1024, 1024, 1024}, 132), text(big_tile));
   // Without its timings at 1024^3, the tuned entry serves there, though 4096^3's are in reach.
   table = measured_database();
   std::erase_if(table, [](const blas::gemm_default_entry& e) {

@@ -73,11 +73,21 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
+    // As the library reads TESSERA_GEMM_DEFAULTS: the files in order, then the built-in class entries.
     std::vector<blas::gemm_default_entry> table;
-    for (const auto& path : defaults_files)
-      for (auto& e : blas::read_gemm_defaults_file(path)) table.push_back(std::move(e));
+    int source = 0;
+    for (const auto& path : defaults_files) {
+      for (auto& e : blas::read_gemm_defaults_file(path)) {
+        e.source = source;
+        table.push_back(std::move(e));
+      }
+      ++source;
+    }
     for (const auto& e : blas::gemm_defaults_table())
-      if (!e.shape) table.push_back(e);
+      if (!e.shape) {
+        table.push_back(e);
+        table.back().source = source;
+      }
     const blas::gemm_limits limits{local_memory_bytes, max_work_group_size};
     const blas::gemm_defaults_index index(table);
     json picks = json::array();

@@ -24,8 +24,9 @@
 //   1. among the tuned shapes that match, fit the device, are of the call's element type and
 //      precision and lie within max_shape_distance of the call: at the call's own shape, its
 //      entry, unless the device's compute units are known and the database also timed its
-//      configurations there (a measured shape of the level at the call's shape: then the
-//      measured rule, whose timings compare every configuration of the database in one run);
+//      configurations there (a measured shape of the level at the call's shape, from the
+//      entry's source or one read before it: then the measured rule, whose timings compare
+//      every configuration of the database in one run);
 //      else, where the device's compute units are known and measured shapes match, the
 //      measured rule (measured_shape_score below): of the configurations measured at the
 //      nearest measured shape (within measured_rule_reach) that fit the device, the one that
@@ -197,11 +198,16 @@ struct gemm_default_entry {
   gemm_entry_role role = gemm_entry_role::tuned;
   /// GFLOP/s measured at the tuned shape (0: not recorded); a measured entry's is above 0.
   double gflops = 0.0;
+  /// Where the table read it: 0, 1, ... for the files of TESSERA_GEMM_DEFAULTS in order, then one
+  /// more for the built-in entries. A tuned shape's timings decide at that shape over its tuned
+  /// entry only where they come from the entry's source or one read before it: the built-in
+  /// database's timings do not displace a winner the user has just tuned.
+  int source = 0;
 };
 
 /// The table: the files of TESSERA_GEMM_DEFAULTS (read once, at the first lookup; a file that
 /// cannot be read or holds a bad entry throws tessera::argument_error naming it and the JSON
-/// path), then the built-in entries.
+/// path), then the built-in entries; each entry's source says which.
 const std::vector<gemm_default_entry>& gemm_defaults_table();
 
 /// A table with what a pick reads of it grouped once: the tuned shapes' entries, the class entries,
