@@ -278,6 +278,16 @@ std::vector<gemm_default_entry> read_gemm_defaults_file(const std::string& path)
   return out;
 }
 
+std::vector<gemm_default_entry> read_gemm_defaults_files(const std::vector<std::string>& paths) {
+  std::vector<gemm_default_entry> out;
+  for (std::size_t source = 0; source < paths.size(); ++source)
+    for (auto& e : read_gemm_defaults_file(paths[source])) {
+      e.source = int(source);
+      out.push_back(std::move(e));
+    }
+  return out;
+}
+
 namespace {
 
 // A built-in entry as constants. The table turns them into entries in one loop: about a thousand
@@ -336,21 +346,17 @@ gemm_default_entry entry_of(const built_in_entry& b) {
 
 const std::vector<gemm_default_entry>& gemm_defaults_table() {
   static const std::vector<gemm_default_entry> table = [] {
-    std::vector<gemm_default_entry> t;
-    int source = 0;
     // A database of the user's first: it is the most recent tuning of this very device.
-    if (const char* files = std::getenv("TESSERA_GEMM_DEFAULTS"); files != nullptr && *files != '\0') {
+    std::vector<std::string> paths;
+    if (const char* files = std::getenv("TESSERA_GEMM_DEFAULTS"); files != nullptr) {
       std::istringstream list(files);
-      for (std::string path; std::getline(list, path, ':'); ++source)
-        if (!path.empty())
-          for (auto& e : read_gemm_defaults_file(path)) {
-            e.source = source;
-            t.push_back(std::move(e));
-          }
+      for (std::string path; std::getline(list, path, ':');)
+        if (!path.empty()) paths.push_back(path);
     }
+    std::vector<gemm_default_entry> t = read_gemm_defaults_files(paths);
     for (const auto& b : built_in_entries) {
       t.push_back(entry_of(b));
-      t.back().source = source;
+      t.back().source = int(paths.size());
     }
     return t;
   }();

@@ -571,6 +571,17 @@ TEST(GemmShapeDatabase, ADefaultsFileIsReadWithItsShapesAndBadOnesAreNamed) {
   }(), ::testing::HasSubstr("/no/such/defaults.json: cannot be read"));
 }
 
+// A random shape: m and n log-uniform in 1..2^16, k in 1..2^17, one time in four a batch of 1..2^14.
+blas::gemm_problem_shape random_shape(std::mt19937_64& random) {
+  const auto size = [&](int max_log2) {
+    return std::max<std::int64_t>(1, std::int64_t(std::exp2(std::uniform_real_distribution<double>(0, max_log2)(random))));
+  };
+  const std::int64_t m = size(16), n = size(16), k = size(17);
+  const std::int64_t batch = std::uniform_int_distribution<int>(0, 3)(random) == 0 ? size(14) : 1;
+  const bool trans_a = random() & 1, trans_b = random() & 1;
+  return {m, n, k, batch, trans_a, trans_b};
+}
+
 // Under AddressSanitizer at -O0 (scripts/test-sanitizers.sh) a pick took 1.3 ms against 45 us in
 // the release build (321 s for the test below, a quarter of that run's test time, before picks
 // read an index): there, where the question is memory errors in the same code, a tenth of the
@@ -594,13 +605,9 @@ TEST(GemmShapeDatabase, EveryPickForThousandsOfRandomShapesFitsTheDevice) {
       {{"Mystery", "", "nobody", "accelerator"}, {0, 1}}};
   const blas::gemm_defaults_index index(table);
   std::mt19937_64 random(20261125);
-  const auto size = [&](int max_log2) {
-    return std::max<std::int64_t>(1, std::int64_t(std::exp2(std::uniform_real_distribution<double>(0, max_log2)(random))));
-  };
   std::size_t picks = 0;
   for (int i = 0; i < random_shape_count; ++i) {
-    const blas::gemm_problem_shape shape{size(16), size(16), size(17), std::uniform_int_distribution<int>(0, 3)(random) == 0 ? size(14) : 1,
-                                         bool(random() & 1), bool(random() & 1)};
+    const blas::gemm_problem_shape shape = random_shape(random);
     for (const auto& [key, limits] : devices)
       for (int bytes : {4, 8})
         for (std::int64_t compute_units : {0, 2, 132}) {  // not known (the nearest alone), a CPU's, an H200's
@@ -612,17 +619,6 @@ TEST(GemmShapeDatabase, EveryPickForThousandsOfRandomShapesFitsTheDevice) {
         }
   }
   EXPECT_EQ(picks, std::size_t(random_shape_count) * 8 * 2 * 3);
-}
-
-// A random shape of the property test's spread, with a batch one time in four.
-blas::gemm_problem_shape random_shape(std::mt19937_64& random) {
-  const auto size = [&](int max_log2) {
-    return std::max<std::int64_t>(1, std::int64_t(std::exp2(std::uniform_real_distribution<double>(0, max_log2)(random))));
-  };
-  const std::int64_t m = size(16), n = size(16), k = size(17);
-  const std::int64_t batch = std::uniform_int_distribution<int>(0, 3)(random) == 0 ? size(14) : 1;
-  const bool trans_a = random() & 1, trans_b = random() & 1;
-  return {m, n, k, batch, trans_a, trans_b};
 }
 
 // An index groups a table's measured rows per element size and precision at the first pick that

@@ -74,19 +74,11 @@ int main(int argc, char** argv) {
 
   try {
     // As the library reads TESSERA_GEMM_DEFAULTS: the files in order, then the built-in class entries.
-    std::vector<blas::gemm_default_entry> table;
-    int source = 0;
-    for (const auto& path : defaults_files) {
-      for (auto& e : blas::read_gemm_defaults_file(path)) {
-        e.source = source;
-        table.push_back(std::move(e));
-      }
-      ++source;
-    }
+    std::vector<blas::gemm_default_entry> table = blas::read_gemm_defaults_files(defaults_files);
     for (const auto& e : blas::gemm_defaults_table())
       if (!e.shape) {
         table.push_back(e);
-        table.back().source = source;
+        table.back().source = int(defaults_files.size());
       }
     const blas::gemm_limits limits{local_memory_bytes, max_work_group_size};
     const blas::gemm_defaults_index index(table);

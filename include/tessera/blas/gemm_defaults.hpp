@@ -280,6 +280,10 @@ gemm_default_choice choose_default(const runtime::device_info& device, int eleme
 /// tessera::argument_error naming the path and the JSON path of what is wrong.
 std::vector<gemm_default_entry> read_gemm_defaults_file(const std::string& path);
 
+/// The entries of several defaults JSONs, file after file, each entry's source its file's place
+/// in paths (0, 1, ...): the table TESSERA_GEMM_DEFAULTS names, before the built-in entries.
+std::vector<gemm_default_entry> read_gemm_defaults_files(const std::vector<std::string>& paths);
+
 /// The device's limits as the rules name them.
 gemm_limits device_limits(const runtime::device_info& device);
 
