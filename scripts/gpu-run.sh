@@ -69,12 +69,14 @@
 #                     and nvidia_gpu.json; a coverage-matrix step after it on the machine times that one
 #   coverage-matrix   tune_all rebuilt with the database's configurations alone (coverage-tune's on this
 #                     machine, else the shipped one), measuring each at every shape of
-#                     TESSERA_COVERAGE_SHAPES (default configs/shapes/coverage.json: shapes drawn for
-#                     evidence, none held out; coverage_second_draw.json is a second draw, timed on
-#                     2026-11-30 and not taken: benchmark/RESULTS.md; long_k_draw.json, 24 of its 40 shapes
+#                     TESSERA_COVERAGE_SHAPES (one file or several separated by spaces; default
+#                     configs/shapes/coverage.json: shapes drawn for evidence, none held out;
+#                     coverage_second_draw.json is a second draw, timed on 2026-11-30 and not
+#                     taken: benchmark/RESULTS.md; long_k_draw.json, 24 of its 40 shapes
 #                     timed on 2026-11-30 and taken; short_side_draw.json and short_k_draw.json, timed
 #                     on 2026-11-30 and taken; thin_transposes_draw.json, TT and NT where the database had
-#                     the fewest measured shapes, timed on 2026-12-01 and taken; TESSERA_MATRIX_SECONDS, default
+#                     the fewest measured shapes, timed on 2026-12-01 and taken; short_k_second_draw.json and
+#                     narrow_draw.json, timed on 2026-12-02 and taken; TESSERA_MATRIX_SECONDS, default
 #                     430, stops it), then select_defaults.py --measured --evidence: that database
 #                     with those timings as measured entries: coverage-matrix.json and nvidia_gpu.json
 #                     Both run one tune_all rank per GPU (mpirun) where the machine has several GPUs.
@@ -415,10 +417,11 @@ step_coverage-matrix() {
   local merged=$build/coverage-database status=0 database=configs/defaults/nvidia_gpu.json
   [ -f "$coverage_tuned/nvidia_gpu.json" ] && database=$coverage_tuned/nvidia_gpu.json
   echo "database: $database"
-  local shapes=${TESSERA_COVERAGE_SHAPES:-configs/shapes/coverage.json}
-  time_database_set "$database" "$out/coverage-matrix.json" 430 "$shapes" || status=1
+  local shapes
+  read -ra shapes <<< "${TESSERA_COVERAGE_SHAPES:-configs/shapes/coverage.json}"
+  time_database_set "$database" "$out/coverage-matrix.json" 430 "${shapes[@]}" || status=1
   if [ -f "$out/coverage-matrix.json" ]; then
-    select_into "$merged" "$database" --measured "$out/coverage-matrix.json" --evidence "$shapes" || status=1
+    select_into "$merged" "$database" --measured "$out/coverage-matrix.json" --evidence "${shapes[@]}" || status=1
   fi
   return $status
 }

@@ -38,7 +38,8 @@ HELD_OUT = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untune
             ROOT / "benchmark/gemm/split_credit_check_shapes.json",
             ROOT / "benchmark/gemm/tail_split_check_shapes.json",
             ROOT / "benchmark/gemm/thin_transposes_check_shapes.json",
-            ROOT / "benchmark/gemm/hard_regimes_check_shapes.json"]
+            ROOT / "benchmark/gemm/hard_regimes_check_shapes.json",
+            ROOT / "benchmark/gemm/short_k_narrow_check_shapes.json"]
 
 
 def shapes_of(path: Path) -> set:
@@ -70,7 +71,8 @@ def test_each_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(
                           ("thin_transposes_check_shapes.json", (2026120171,), ("any", "long-k", "short-side", "narrow"),
                            300),
                           ("hard_regimes_check_shapes.json", (2026120201,), ("long-k", "short-side", "short-k", "narrow"),
-                           16)])
+                           16),
+                          ("short_k_narrow_check_shapes.json", (2026120213,), ("short-k", "narrow"), 300)])
 def test_each_check_file_is_its_draws(name, firsts, regimes, count):
     # Each first seed starts one draw of `count` shapes per regime, the regimes in order.
     drawn = [s for first in firsts for i, regime in enumerate(regimes) for s in draw_shapes.draw(first + i, count, regime)]
@@ -151,11 +153,13 @@ def test_the_ninety_six_probe_is_its_narrow_draw():
     assert probe["shapes"] == draw_shapes.draw(20261205, 12, "narrow")
 
 
-@pytest.mark.parametrize("name, seed, regime", [("short_side_draw.json", 20261206, "short-side"),
-                                               ("short_k_draw.json", 20261208, "short-k")])
-def test_each_short_side_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(name, seed, regime):
+@pytest.mark.parametrize("name, seed, regime, count", [("short_side_draw.json", 20261206, "short-side", 16),
+                                                      ("short_k_draw.json", 20261208, "short-k", 16),
+                                                      ("short_k_second_draw.json", 2026120211, "short-k", 18),
+                                                      ("narrow_draw.json", 2026120212, "narrow", 14)])
+def test_each_short_side_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(name, seed, regime, count):
     drawn = json.loads((ROOT / "configs/shapes" / name).read_text())
-    assert drawn["shapes"] == draw_shapes.draw(seed, 16, regime)
+    assert drawn["shapes"] == draw_shapes.draw(seed, count, regime)
     assert_shares_no_shape({key(s) for s in drawn["shapes"]}, HELD_OUT)
 
 
