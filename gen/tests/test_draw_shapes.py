@@ -51,11 +51,16 @@ def assert_shares_no_shape(shapes: set, paths: list[Path]) -> None:
         assert not shapes & shapes_of(path), path.name
 
 
-@pytest.mark.parametrize("name, seed", [("coverage.json", 20261130), ("coverage_second_draw.json", 20261202)])
-def test_each_coverage_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(name, seed):
-    coverage = json.loads((ROOT / "configs/shapes" / name).read_text())
-    assert coverage["shapes"] == draw_shapes.draw(seed, 64)
-    assert_shares_no_shape({key(s) for s in coverage["shapes"]}, HELD_OUT)
+@pytest.mark.parametrize("name, seed, regime, count", [("coverage.json", 20261130, "any", 64),
+                                                      ("coverage_second_draw.json", 20261202, "any", 64),
+                                                      ("short_side_draw.json", 20261206, "short-side", 16),
+                                                      ("short_k_draw.json", 20261208, "short-k", 16),
+                                                      ("short_k_second_draw.json", 2026120211, "short-k", 18),
+                                                      ("narrow_draw.json", 2026120212, "narrow", 14)])
+def test_each_evidence_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(name, seed, regime, count):
+    drawn = json.loads((ROOT / "configs/shapes" / name).read_text())
+    assert drawn["shapes"] == draw_shapes.draw(seed, count, regime)
+    assert_shares_no_shape({key(s) for s in drawn["shapes"]}, HELD_OUT)
 
 
 @pytest.mark.parametrize("name, firsts, regimes, count",
@@ -151,16 +156,6 @@ def test_a_regime_of_one_short_side_draws_within_its_bounds(regime, seed, short_
 def test_the_ninety_six_probe_is_its_narrow_draw():
     probe = json.loads((ROOT / "benchmark/gemm/split_probe/ninety_six_shapes.json").read_text())
     assert probe["shapes"] == draw_shapes.draw(20261205, 12, "narrow")
-
-
-@pytest.mark.parametrize("name, seed, regime, count", [("short_side_draw.json", 20261206, "short-side", 16),
-                                                      ("short_k_draw.json", 20261208, "short-k", 16),
-                                                      ("short_k_second_draw.json", 2026120211, "short-k", 18),
-                                                      ("narrow_draw.json", 2026120212, "narrow", 14)])
-def test_each_short_side_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(name, seed, regime, count):
-    drawn = json.loads((ROOT / "configs/shapes" / name).read_text())
-    assert drawn["shapes"] == draw_shapes.draw(seed, count, regime)
-    assert_shares_no_shape({key(s) for s in drawn["shapes"]}, HELD_OUT)
 
 
 def test_a_draw_among_some_transposes_draws_those_alone_and_all_four_draw_as_before():
