@@ -503,9 +503,19 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
     const gemm_default_entry* entry = nullptr;
     double score = -std::numeric_limits<double>::infinity();
   } covered, thin;
-  // The candidates: what was measured at the nearest shape; the evidence: every kept shape that measured them.
-  for (const gemm_default_entry* candidate : shapes.front()->measured->rows) {
-    if (!check_gemm_rules(candidate->params, element_bytes, limits).empty()) continue;
+  // The candidates: what was measured at the nearest shape that fits the device; at the call's own
+  // shape, only those timed there near the fastest that fits (measured_rule_own_shape_floor).
+  std::vector<const gemm_default_entry*> candidates;
+  double fastest_fitting = 0.0;
+  for (const gemm_default_entry* row : shapes.front()->measured->rows)
+    if (check_gemm_rules(row->params, element_bytes, limits).empty())
+      candidates.push_back(row), fastest_fitting = std::max(fastest_fitting, row->gflops);
+  if (shapes.front()->distance == 0.0)
+    std::erase_if(candidates, [&](const gemm_default_entry* row) {
+      return row->gflops < measured_rule_own_shape_floor * fastest_fitting;
+    });
+  // The evidence: every kept shape that measured them.
+  for (const gemm_default_entry* candidate : candidates) {
     const fill_at_call at_call = fill_at(candidate->params, element_bytes, call, compute_units);
     double weighted_log = 0.0, weights = 0.0, timed_near = 0.0;
     for (std::size_t i = 0; i < shapes.size(); ++i) {

@@ -371,6 +371,29 @@ TEST(GemmMeasuredRule, AtATunedShapeItsOwnTimingsDecideAndWithoutThemItsEntry) {
   EXPECT_EQ(pick_with_units(table, {1024, 1024, 1024}, 132), text(mid_tile));
 }
 
+// At a call's own measured shape the near shapes' timings rank the configurations timed there near
+// the fastest (measured_rule_own_shape_floor of it or more); they do not overrule the shape's own
+// timings beyond that. 1024 x 1024 x 2048 differs from the call in K alone (each tile fills the
+// device as at the call) and favours big_tile, which ran at 0.7 of small_tile at the call.
+TEST(GemmMeasuredRule, AtAMeasuredShapeOnlyConfigurationsTimedNearItsFastestAreWeighed) {
+  const auto table_with = [](double mid_at_call) {
+    return std::vector<blas::gemm_default_entry>{
+        tuned("NVIDIA H200", "sm_90", 1024, 1024, 1024, 1, "nn", small_tile),
+        measured(1024, 1024, 1024, small_tile, 10000.0), measured(1024, 1024, 1024, mid_tile, mid_at_call),
+        measured(1024, 1024, 1024, big_tile, 7000.0), measured(1024, 1024, 2048, big_tile, 20000.0),
+        measured(1024, 1024, 2048, mid_tile, 18000.0), measured(1024, 1024, 2048, small_tile, 6000.0)};
+  };
+  ASSERT_LT(7500.0, blas::measured_rule_own_shape_floor * 10000.0);
+  ASSERT_GE(9000.0, blas::measured_rule_own_shape_floor * 10000.0);
+  // mid_tile at 0.9 of the fastest is weighed, and the near shape makes it the pick over small_tile.
+  EXPECT_EQ(pick_with_units(table_with(9000.0), {1024, 1024, 1024}, 132), text(mid_tile));
+  // Below the floor it is not: small_tile, the fastest there, is the one candidate left.
+  EXPECT_EQ(pick_with_units(table_with(7500.0), {1024, 1024, 1024}, 132), text(small_tile));
+  // Away from a measured shape every configuration timed at the nearest is weighed: big_tile's
+  // timings at 1024 x 1024 x 2048, the nearer, make it the pick at 1024 x 1024 x 1800.
+  EXPECT_EQ(pick_with_units(table_with(7500.0), {1024, 1024, 1800}, 132), text(big_tile));
+}
+
 TEST(GemmMeasuredRule, TimingsAreWeighedByTheFillAtTheCall) {
   const auto table = measured_database();
   // 512 x 512 x 1024: big_tile's 128 x 128 blocks give 16 work-groups for 132 units (64 at 1024^3);

@@ -31,7 +31,8 @@
 //      measured rule (measured_shape_score below): of the configurations measured at the
 //      nearest measured shape (within measured_rule_reach) that fit the device, the one that
 //      the measurements at the measured_rule_shapes nearest say is fastest at the call (among
-//      those timed at enough of them: measured_rule_coverage); else
+//      those timed at enough of them: measured_rule_coverage; at a measured shape, among those
+//      timed near the fastest there: measured_rule_own_shape_floor); else
 //      the nearest in log space
 //      (shape_distance below) when the compute units are not known; else, among those within
 //      fill_choice_reach of the nearest, the one whose configuration keeps the device fullest
@@ -151,6 +152,18 @@ double measured_shape_weight(double distance, double fill_gain);
 /// evidence for short-K calls). If no configuration of the nearest shape has the share, the best
 /// of them is still taken.
 inline constexpr double measured_rule_coverage = 0.3;
+
+/// At a call's own measured shape the measured rule weighs only the configurations timed there at
+/// this fraction of the fastest timed there (of those that fit the device) or more: the near
+/// shapes' timings rank the shape's own near-best, they do not overrule its timings by more. On
+/// the H200 at 512^3 NN the near shapes' timings made a 64 x 128 block the pick, timed at 0.73 of
+/// the fastest there; it ran 10.4-16.3 TFLOP/s from run to run (1.08x CLBlast in one suite run),
+/// where the 64 x 16 block timed fastest there runs 15.2-16.4 in every run. Of the 7738 picks of
+/// the shape files, 3 change, all at measured shapes; side by side (old, new, new, old, old, new):
+/// 512^3 NN 1.139x, 62 x 347 x 1389 TN 1.078x, 75 x 330 x 2307 TN 1.155x, eight unchanged picks
+/// beside them 0.996x (benchmark/RESULTS.md, issue 12). At 0.8, 512^3 took a 64 x 32 block timed
+/// at 0.81 of the fastest there.
+inline constexpr double measured_rule_own_shape_floor = 0.85;
 
 /// What a configuration measured at a tuned shape says of it at a call: its speed there as a
 /// fraction of the fastest configuration measured there, times device_fill at the call over
