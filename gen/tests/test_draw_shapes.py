@@ -39,7 +39,8 @@ HELD_OUT = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untune
             ROOT / "benchmark/gemm/tail_split_check_shapes.json",
             ROOT / "benchmark/gemm/thin_transposes_check_shapes.json",
             ROOT / "benchmark/gemm/hard_regimes_check_shapes.json",
-            ROOT / "benchmark/gemm/short_k_narrow_check_shapes.json"]
+            ROOT / "benchmark/gemm/short_k_narrow_check_shapes.json",
+            ROOT / "benchmark/gemm/any_regime_check_shapes.json"]
 
 
 def shapes_of(path: Path) -> set:
@@ -77,7 +78,8 @@ def test_each_evidence_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(
                            300),
                           ("hard_regimes_check_shapes.json", (2026120201,), ("long-k", "short-side", "short-k", "narrow"),
                            16),
-                          ("short_k_narrow_check_shapes.json", (2026120213,), ("short-k", "narrow"), 300)])
+                          ("short_k_narrow_check_shapes.json", (2026120213,), ("short-k", "narrow"), 300),
+                          ("any_regime_check_shapes.json", (2026120215,), ("any",), 64)])
 def test_each_check_file_is_its_draws(name, firsts, regimes, count):
     # Each first seed starts one draw of `count` shapes per regime, the regimes in order.
     drawn = [s for first in firsts for i, regime in enumerate(regimes) for s in draw_shapes.draw(first + i, count, regime)]
