@@ -25,11 +25,17 @@ blocks that split K inside a work-group (k-groups) ran fastest at untuned shapes
 blocks split across work-groups, and the database had few measured shapes (benchmark/RESULTS.md,
 issue 12, where the weak untuned shapes stand).
 
+--regime mid-size draws outputs of mid size with a K of some hundreds: m and n each log-uniform in
+256..2048, k in 128..1024: from a few to some hundred blocks of 128 x 128, most under one wave of
+an H200, with K too short for a split to pay much. The database had measured 8 shapes there, and
+the fresh draw's shapes furthest below cuBLAS stood there (benchmark/RESULTS.md, issue 12, mid-size
+outputs with a K of some hundreds).
+
 --transposes tt,nt draws among those transposes alone (uniform among them): evidence where the
 database has measured few shapes of some transposes (the measured rule weighs another transposes'
 shape as one a whole log-unit away). With all four, the default, a seed draws what it drew before.
 
-  python3 gen/draw_shapes.py --seed S --count N [--regime long-k|narrow|short-side|short-k] [--transposes tt,nt] --description TEXT --output FILE
+  python3 gen/draw_shapes.py --seed S --count N [--regime long-k|narrow|short-side|short-k|mid-size] [--transposes tt,nt] --description TEXT --output FILE
 
 The same seed draws the same shapes (Python's random.Random). Use a seed no other shape file used:
 a file drawn for evidence (configs/shapes/coverage.json) must share no shape with the held-out ones.
@@ -52,7 +58,8 @@ LONG_K_MAX_BLOCKS = 4 * 132  # 128 x 64 blocks: four waves of an H200
 ONE_SHORT_SIDE = {"narrow": ((60, 110), (256, 8192), (128, 16384)),
                   "short-side": ((96, 320), (1024, 8192), (1536, 16384)),
                   "short-k": ((64, 256), (1024, 8192), (64, 512))}
-REGIMES = ("any", "long-k", *ONE_SHORT_SIDE)
+MID_SIZE = ((256, 2048), (128, 1024))  # (m and n, k), each drawn log-uniform
+REGIMES = ("any", "long-k", *ONE_SHORT_SIDE, "mid-size")
 
 
 def log_uniform(rng: random.Random, low: int, high: int) -> int:
@@ -79,6 +86,10 @@ def draw(seed: int, count: int, regime: str = "any", transposes: tuple[str, ...]
             short, wide, k = (log_uniform(rng, low, high) for low, high in ONE_SHORT_SIDE[regime])
             m, n = (short, wide) if rng.random() < 0.5 else (wide, short)
             batch = 1
+        elif regime == "mid-size":
+            (side_low, side_high), (k_low, k_high) = MID_SIZE
+            m, n = log_uniform(rng, side_low, side_high), log_uniform(rng, side_low, side_high)
+            k, batch = log_uniform(rng, k_low, k_high), 1
         elif rng.random() < 0.2:
             m, n, k = (log_uniform(rng, 8, 256) for _ in range(3))
             batch = log_uniform(rng, 8, 4096)
@@ -102,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="any (the untuned files' draw), long-k (long K beside few blocks), narrow "
                              "(one side of the output 60-110), short-side (one side 96-320, the other "
                              "1024-8192, K 1536-16384) or short-k (one side 64-256, the other 1024-8192, "
-                             "K 64-512)")
+                             "K 64-512) or mid-size (both sides 256-2048, K 128-1024)")
     parser.add_argument("--transposes", default=",".join(TRANSPOSES),
                         help="the transposes to draw among, comma-separated (default: all four, uniform)")
     parser.add_argument("--description", required=True, help="the file's description (say what it is for)")

@@ -26,9 +26,11 @@ database (held out, drawn at random) get their picks from the whole database; ea
 from the database without that shape's entries (tuned and measured). Each pick scores its speed
 there over the fastest configuration timed there, for two rules: "fill" (the database without
 its measured entries: the nearest shapes' winners weighed by fill) and "measured" (the whole
-database: what blas::gemm does).
+database: what blas::gemm does). --require F: exit 1 unless the measured rule's picks at the
+matrix's untuned shapes reach F of the best timed there (geometric mean); a matrix without
+untuned shapes cannot meet it.
 
-  python3 gen/selection_replay.py MATRIX.json --matrix DATABASE.json --compute-units 132 [--json out.json]
+  python3 gen/selection_replay.py MATRIX.json --matrix DATABASE.json --compute-units 132 [--json out.json] [--require 0.88]
 
 With --own-figures the one SWEEP is itself a defaults file with measured entries: each of its
 measured shapes is left out in turn (every entry of that shape and transposes), gemm_pick picks
@@ -369,6 +371,17 @@ def _main_matrix(args: argparse.Namespace) -> int:
               f"{v['geometric_mean']:.3f}, minimum {v['minimum']:.2f}, {v['below_0_8']} below 0.8")
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
+    untuned = result["summary"]["untuned, measured"]
+    if args.require is not None:
+        if not untuned["shapes"]:
+            print(f"selection_replay: --require {args.require}: the matrix has no untuned shape "
+                  "(every shape it timed has entries in the database)", file=sys.stderr)
+            return 1
+        if not untuned["geometric_mean"] >= args.require:
+            print(f"selection_replay: the measured rule's picks at the matrix's {untuned['shapes']} untuned shapes "
+                  f"reach {untuned['geometric_mean']:.3f} of the best timed there, below the required {args.require}",
+                  file=sys.stderr)
+            return 1
     return 0
 
 

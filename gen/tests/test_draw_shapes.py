@@ -40,7 +40,8 @@ HELD_OUT = [ROOT / "configs/shapes/held_out.json", ROOT / "configs/shapes/untune
             ROOT / "benchmark/gemm/thin_transposes_check_shapes.json",
             ROOT / "benchmark/gemm/hard_regimes_check_shapes.json",
             ROOT / "benchmark/gemm/short_k_narrow_check_shapes.json",
-            ROOT / "benchmark/gemm/any_regime_check_shapes.json"]
+            ROOT / "benchmark/gemm/any_regime_check_shapes.json",
+            ROOT / "benchmark/gemm/mid_size_check_shapes.json"]
 
 
 def shapes_of(path: Path) -> set:
@@ -57,7 +58,8 @@ def assert_shares_no_shape(shapes: set, paths: list[Path]) -> None:
                                                       ("short_side_draw.json", 20261206, "short-side", 16),
                                                       ("short_k_draw.json", 20261208, "short-k", 16),
                                                       ("short_k_second_draw.json", 2026120211, "short-k", 18),
-                                                      ("narrow_draw.json", 2026120212, "narrow", 14)])
+                                                      ("narrow_draw.json", 2026120212, "narrow", 14),
+                                                      ("mid_size_draw.json", 2026120301, "mid-size", 12)])
 def test_each_evidence_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(name, seed, regime, count):
     drawn = json.loads((ROOT / "configs/shapes" / name).read_text())
     assert drawn["shapes"] == draw_shapes.draw(seed, count, regime)
@@ -79,7 +81,8 @@ def test_each_evidence_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(
                           ("hard_regimes_check_shapes.json", (2026120201,), ("long-k", "short-side", "short-k", "narrow"),
                            16),
                           ("short_k_narrow_check_shapes.json", (2026120213,), ("short-k", "narrow"), 300),
-                          ("any_regime_check_shapes.json", (2026120215,), ("any",), 64)])
+                          ("any_regime_check_shapes.json", (2026120215,), ("any",), 64),
+                          ("mid_size_check_shapes.json", (2026120302,), ("mid-size",), 64)])
 def test_each_check_file_is_its_draws(name, firsts, regimes, count):
     # Each first seed starts one draw of `count` shapes per regime, the regimes in order.
     drawn = [s for first in firsts for i, regime in enumerate(regimes) for s in draw_shapes.draw(first + i, count, regime)]
@@ -113,7 +116,7 @@ def test_the_long_k_regime_draws_long_k_beside_few_blocks():
     assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
     # The bounds bite: the plain draw has shapes the regime refuses.
     assert any(not draw_shapes.is_long_k(s["m"], s["n"], s["k"]) for s in draw_shapes.draw(11, 200))
-    with pytest.raises(ValueError, match="regime .wide.: expected one of any, long-k, narrow, short-side, short-k"):
+    with pytest.raises(ValueError, match="regime .wide.: expected one of any, long-k, narrow, short-side, short-k, mid-size"):
         draw_shapes.draw(11, 3, "wide")
 
 
@@ -152,6 +155,18 @@ def test_a_regime_of_one_short_side_draws_within_its_bounds(regime, seed, short_
         assert draw_shapes.MIN_FLOPS <= 2.0 * s["m"] * s["n"] * s["k"] <= draw_shapes.MAX_FLOPS
     # Both sides take the short one, and every transpose comes up.
     assert any(s["m"] < s["n"] for s in shapes) and any(s["m"] > s["n"] for s in shapes)
+    assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
+
+
+def test_the_mid_size_regime_draws_both_sides_and_k_within_its_bounds():
+    shapes = draw_shapes.draw(23, 200, "mid-size")
+    assert shapes == draw_shapes.draw(23, 200, "mid-size") and len({key(s) for s in shapes}) == 200
+    for s in shapes:
+        assert s["batch"] == 1 and 256 <= s["m"] <= 2048 and 256 <= s["n"] <= 2048 and 128 <= s["k"] <= 1024
+        assert draw_shapes.MIN_FLOPS <= 2.0 * s["m"] * s["n"] * s["k"] <= draw_shapes.MAX_FLOPS
+    # The bounds are reached from both ends, and every transpose comes up.
+    assert min(s["m"] for s in shapes) < 300 and max(s["n"] for s in shapes) > 1700
+    assert min(s["k"] for s in shapes) < 150 and max(s["k"] for s in shapes) > 850
     assert {s["transposes"] for s in shapes} == {"nn", "nt", "tn", "tt"}
 
 

@@ -194,6 +194,31 @@ def test_a_matrix_scores_both_rules_at_untuned_shapes_and_each_tuned_one_left_ou
     assert left_out and all(s["entries"] == [] for s in left_out)
 
 
+def test_require_on_a_matrix_holds_the_measured_rule_at_its_untuned_shapes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def timed(size: int, x: float, y: float) -> dict:
+        return run({X: x, Y: y}, 10.0, [finalist(DEFAULT, "default", 1.0e-3, 0.01e-3)], "default_kept", size=size)
+
+    # Untuned 2048^3 (X the best: 1.0) and 1500^3 (X half the best): the measured rule's picks
+    # (X, through matrix_gemm_pick) reach sqrt(0.5) = 0.707 there.
+    matrix = write_results(tmp_path, [timed(1024, 800.0, 400.0), timed(2048, 900.0, 450.0), timed(1500, 300.0, 600.0)])
+    db_path = tmp_path / "db.json"
+    db_path.write_text(json.dumps({"entries": [
+        {"level": "name", "match": "NVIDIA H200", "element_bytes": 4, "transposes": "nn", "problem": "large",
+         "shape": {"m": 1024, "n": 1024, "k": 1024, "batch": 1}, "role": "measured", "configuration": X,
+         "gflops": 800.0, "origin": "measured"}]}))
+    pick = str(matrix_gemm_pick(tmp_path))
+    command = [str(matrix), "--matrix", str(db_path), "--compute-units", "132", "--gemm-pick", pick, "--require"]
+    assert selection_replay.main(command + ["0.70"]) == 0
+    assert selection_replay.main(command + ["0.72"]) == 1
+    assert "picks at the matrix's 2 untuned shapes reach 0.707 of the best timed there, below the required 0.72" in (
+        capsys.readouterr().err)
+    # A matrix of the database's own shapes alone has nothing to require of.
+    tuned_only = write_results(tmp_path, [timed(1024, 800.0, 400.0)], name="tuned_only.json")
+    assert selection_replay.main([str(tuned_only)] + command[1:] + ["0.5"]) == 1
+    assert "the matrix has no untuned shape" in capsys.readouterr().err
+
+
 def test_a_matrix_of_tuned_shapes_alone_read_from_gzip_leaves_each_out(tmp_path: Path) -> None:
     # Every shape of the matrix has entries in the database: no untuned group, and no gemm_pick
     # call with an empty suite (which gemm_pick rejects). The matrix is kept compressed.
