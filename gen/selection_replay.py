@@ -342,12 +342,19 @@ def main(argv: list[str] | None = None) -> int:
               f"where both rules' picks were measured ({w['shapes']}): {w['geometric_mean']:.3f}, min {w['minimum']:.2f}")
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
-    reached = result["summary"]["fill"]["geometric_mean"]
-    if args.require is not None and not reached >= args.require:
-        print(f"selection_replay: the fill rule's picks reach {reached:.3f} of the best measured, "
-              f"below the required {args.require}", file=sys.stderr)
+    if falls_short("the fill rule's picks", result["summary"]["fill"]["geometric_mean"], "the best measured",
+                   args.require):
         return 1
     return 0
+
+
+def falls_short(picks: str, reached: float, best: str, required: float | None) -> bool:
+    """Whether --require was given and the picks' geometric mean (NaN where none was measured)
+    falls short of it; says so on stderr."""
+    if required is None or reached >= required:
+        return False
+    print(f"selection_replay: {picks} reach {reached:.3f} of {best}, below the required {required}", file=sys.stderr)
+    return True
 
 
 def _main_matrix(args: argparse.Namespace) -> int:
@@ -372,16 +379,13 @@ def _main_matrix(args: argparse.Namespace) -> int:
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
     untuned = result["summary"]["untuned, measured"]
-    if args.require is not None:
-        if not untuned["shapes"]:
-            print(f"selection_replay: --require {args.require}: the matrix has no untuned shape "
-                  "(every shape it timed has entries in the database)", file=sys.stderr)
-            return 1
-        if not untuned["geometric_mean"] >= args.require:
-            print(f"selection_replay: the measured rule's picks at the matrix's {untuned['shapes']} untuned shapes "
-                  f"reach {untuned['geometric_mean']:.3f} of the best timed there, below the required {args.require}",
-                  file=sys.stderr)
-            return 1
+    if args.require is not None and not untuned["shapes"]:
+        print(f"selection_replay: --require {args.require}: the matrix has no untuned shape "
+              "(every shape it timed has entries in the database)", file=sys.stderr)
+        return 1
+    if falls_short(f"the measured rule's picks at the matrix's {untuned['shapes']} untuned shapes",
+                   untuned["geometric_mean"], "the best timed there", args.require):
+        return 1
     return 0
 
 
@@ -406,9 +410,7 @@ def _main_own_figures(args: argparse.Namespace) -> int:
           f"{v['geometric_mean']:.3f}, minimum {v['minimum']:.2f}, {v['below_0_8']} below 0.8")
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
-    if args.require is not None and not v["geometric_mean"] >= args.require:
-        print(f"selection_replay: the picks reach {v['geometric_mean']:.3f} of the best measured, "
-              f"below the required {args.require}", file=sys.stderr)
+    if falls_short("the picks", v["geometric_mean"], "the best measured", args.require):
         return 1
     return 0
 

@@ -507,9 +507,11 @@ std::optional<gemm_default_choice> measured_choice(const std::vector<measured_sh
   // shape, only those timed there near the fastest that fits (measured_rule_own_shape_floor).
   std::vector<const gemm_default_entry*> candidates;
   double fastest_fitting = 0.0;
-  for (const gemm_default_entry* row : shapes.front()->measured->rows)
-    if (check_gemm_rules(row->params, element_bytes, limits).empty())
-      candidates.push_back(row), fastest_fitting = std::max(fastest_fitting, row->gflops);
+  for (const gemm_default_entry* row : shapes.front()->measured->rows) {
+    if (!check_gemm_rules(row->params, element_bytes, limits).empty()) continue;
+    candidates.push_back(row);
+    fastest_fitting = std::max(fastest_fitting, row->gflops);
+  }
   if (shapes.front()->distance == 0.0)
     std::erase_if(candidates, [&](const gemm_default_entry* row) {
       return row->gflops < measured_rule_own_shape_floor * fastest_fitting;
