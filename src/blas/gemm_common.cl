@@ -104,6 +104,31 @@ typedef GEMM_CAT(REAL, VW) realv;
 #define VLOAD_ALIGNED(p) (*(const global realv*)(p))
 #define VSTORE_ALIGNED(v, p) (*(global realv*)(p) = (v))
 
+// ---- cp.async: global -> local copies that bypass registers (NVIDIA, compute capability 8.0+) ----
+// The mma family's stages, and the local family's with STAGES > 1: gemm_rules.def allows both only
+// where the device has tensor_cores, which names the same devices. A copy reads `bytes` (0 to its
+// size) from src and zero-fills the rest; copies complete asynchronously, in the commit groups
+// GEMM_CP_ASYNC_COMMIT closes, and GEMM_CP_ASYNC_WAIT(n) waits until at most n groups are pending
+// (n a constant expression; a barrier after it makes the copies seen by the whole work-group).
+// A local pointer converted to an integer is its offset in the shared window, which the .shared
+// instructions take.
+#if IS_MMA || STAGES > 1
+#define GEMM_STR_(x) #x
+#define GEMM_STR(x) GEMM_STR_(x)
+inline uint gemm_local_address(const local void* p) { return (uint)(size_t)p; }
+inline void gemm_cp_async16(local void* dst, const global void* src, const uint bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(gemm_local_address(dst)), "l"(src), "r"(bytes));
+}
+inline void gemm_cp_async8(local void* dst, const global void* src, const uint bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(gemm_local_address(dst)), "l"(src), "r"(bytes));
+}
+inline void gemm_cp_async4(local void* dst, const global void* src, const uint bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(gemm_local_address(dst)), "l"(src), "r"(bytes));
+}
+#define GEMM_CP_ASYNC_COMMIT() asm volatile("cp.async.commit_group;" ::)
+#define GEMM_CP_ASYNC_WAIT(n) asm volatile("cp.async.wait_group " GEMM_STR(n) ";" ::)
+#endif
+
 // ---- operands: column-major storage, op() applied by index -----------------------------
 // op(A)(m, k), op(B)(k, n) and C(m, n) as offsets from the matrix's first element.
 #if TRANS_A

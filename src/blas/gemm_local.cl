@@ -10,6 +10,9 @@
 // M or N are loaded and stored as vectors, operands contiguous in K are loaded as vectors
 // along K and scattered. DOUBLE_BUFFER prefetches the next tiles into registers while the
 // current ones are multiplied, with two local buffers and one barrier per step.
+// STAGES > 1 (NVIDIA, compute capability 8.0 and up) copies the tiles with cp.async instead,
+// global -> local without registers, into STAGES sets of local tiles: the copies of the next
+// STAGES - 1 tiles are in flight while the current one is multiplied, one barrier per step.
 // PAD_A / PAD_B (elements, multiples of VW) lengthen the local rows against bank conflicts.
 // Tiles crossing the edge of op(A), op(B) are loaded element by element with zeros outside.
 // SPLIT_K > 1 (split-K): work-group z = batch * SPLIT_K + slice computes its block over one
@@ -39,7 +42,9 @@
 #define LOCAL_VLOAD(p) GEMM_CAT(vload, VW)(0, (p))
 #define LOCAL_VSTORE(v, p) GEMM_CAT(vstore, VW)((v), 0, (p))
 #endif
-#if DOUBLE_BUFFER
+#if STAGES > 1
+#define NBUF STAGES
+#elif DOUBLE_BUFFER
 #define NBUF 2
 #else
 #define NBUF 1
@@ -162,6 +167,93 @@ inline void gemm_store_b(local real* b_tile, const realv regs[B_LOADS], const in
 #endif
   }
 }
+
+#if STAGES > 1
+// ---- global -> local tiles with cp.async (STAGES > 1) ----------------------------------------
+// A vector (along M or N) is one copy where the operand is aligned to vectors (A_ALIGNED,
+// B_ALIGNED: VW x the element size, at most 16 bytes by gemm_rules.def) and the tile lies inside
+// the matrices; otherwise each element is one copy, zero-filled outside. An operand contiguous
+// in K lands scattered in the K-major tile, one element per copy: consecutive work-items take
+// runs of SECTOR_RUN consecutive K (32 bytes, one memory sector) of neighbouring rows, so that
+// a warp reads whole sectors and, with the rows padded to 4 (mod 32) words, writes 32 banks.
+#if IS_DOUBLE
+#define CP_ASYNC_ELEMENT gemm_cp_async8
+#define ELEMENT_BYTES 8u
+#else
+#define CP_ASYNC_ELEMENT gemm_cp_async4
+#define ELEMENT_BYTES 4u
+#endif
+#if VW * ELEMENT_BYTES == 16
+#define CP_ASYNC_VECTOR gemm_cp_async16
+#elif VW * ELEMENT_BYTES == 8
+#define CP_ASYNC_VECTOR gemm_cp_async8
+#else
+#define CP_ASYNC_VECTOR gemm_cp_async4
+#endif
+#define SECTOR_RUN (KT % (32 / ELEMENT_BYTES) == 0 ? (32 / ELEMENT_BYTES) : KT)
+#define A_ELEMENT_COPIES ((MWG * KT) / NT)
+#define B_ELEMENT_COPIES ((NWG * KT) / NT)
+
+// One vector of VW elements along M or N into dst from src (contiguous there); `inside` of them
+// lie in the matrix (0 .. VW: the edge tiles), `whole` when all do and the operand is aligned.
+#define CP_ASYNC_ROW_VECTOR(dst, src, inside, whole)                                  \
+  if (whole) {                                                                        \
+    CP_ASYNC_VECTOR((dst), (src), VW * ELEMENT_BYTES);                                \
+  } else {                                                                            \
+    _Pragma("unroll") for (int e = 0; e < VW; ++e) {                                  \
+      const bool in_ = e < (inside);                                                  \
+      CP_ASYNC_ELEMENT((dst) + e, in_ ? (src) + e : (src), in_ ? ELEMENT_BYTES : 0u); \
+    }                                                                                 \
+  }
+
+inline void gemm_copy_a(local real* a_tile, const global real* restrict A, const int lda, const int M,
+                        const int K, const int m0, const int k0, const int tid, const bool full) {
+#if TRANS_A  // contiguous in K: one element per copy
+#pragma unroll
+  for (int s = 0; s < A_ELEMENT_COPIES; ++s) {
+    const int v = tid + s * NT;
+    const int k = (v / (SECTOR_RUN * MWG)) * SECTOR_RUN + v % SECTOR_RUN;
+    const int m = (v / SECTOR_RUN) % MWG;
+    const bool inside = full || (m0 + m < M && k0 + k < K);
+    CP_ASYNC_ELEMENT(a_tile + k * LA + m, inside ? A + A_INDEX(m0 + m, k0 + k) : A, inside ? ELEMENT_BYTES : 0u);
+  }
+#else  // contiguous in M: vectors along M
+#pragma unroll
+  for (int s = 0; s < A_LOADS; ++s) {
+    const int v = tid + s * NT;
+    const int m = (v % (MWG / VW)) * VW;
+    const int k = v / (MWG / VW);
+    const int inside = full ? VW : (k0 + k < K ? clamp(M - (m0 + m), 0, VW) : 0);
+    CP_ASYNC_ROW_VECTOR(a_tile + k * LA + m, A + A_INDEX(m0 + min(m, M - 1 - m0), k0 + min(k, K - 1 - k0)), inside,
+                        full && A_ALIGNED)
+  }
+#endif
+}
+
+inline void gemm_copy_b(local real* b_tile, const global real* restrict B, const int ldb, const int N,
+                        const int K, const int n0, const int k0, const int tid, const bool full) {
+#if TRANS_B  // contiguous in N: vectors along N
+#pragma unroll
+  for (int s = 0; s < B_LOADS; ++s) {
+    const int v = tid + s * NT;
+    const int n = (v % (NWG / VW)) * VW;
+    const int k = v / (NWG / VW);
+    const int inside = full ? VW : (k0 + k < K ? clamp(N - (n0 + n), 0, VW) : 0);
+    CP_ASYNC_ROW_VECTOR(b_tile + k * LB + n, B + B_INDEX(k0 + min(k, K - 1 - k0), n0 + min(n, N - 1 - n0)), inside,
+                        full && B_ALIGNED)
+  }
+#else  // contiguous in K: one element per copy
+#pragma unroll
+  for (int s = 0; s < B_ELEMENT_COPIES; ++s) {
+    const int v = tid + s * NT;
+    const int k = (v / (SECTOR_RUN * NWG)) * SECTOR_RUN + v % SECTOR_RUN;
+    const int n = (v / SECTOR_RUN) % NWG;
+    const bool inside = full || (n0 + n < N && k0 + k < K);
+    CP_ASYNC_ELEMENT(b_tile + k * LB + n, inside ? B + B_INDEX(k0 + k, n0 + n) : B, inside ? ELEMENT_BYTES : 0u);
+  }
+#endif
+}
+#endif
 
 // ---- the multiply of one pair of tiles --------------------------------------------------------
 inline void gemm_multiply_tiles(realv acc[ITEM_COLS][RV], const local real* a_tile,
@@ -358,6 +450,48 @@ void tessera_gemm(GEMM_PARAMETERS GEMM_SPLIT_K_PARAMETERS) {
 #define GROUP_TILE(step) (step)
 #define GROUP_HAS_TILE(step) true
 #endif
+#if STAGES > 1
+  // cp.async: the copies of the first STAGES - 1 steps' tiles, then per step: wait for the
+  // current step's copies (at most STAGES - 2 groups left pending), a barrier (everyone's copies
+  // landed, and everyone is done with the stage the last step read), the copy of the step
+  // STAGES - 1 ahead into that stage, and the multiply. Every work-item commits one group per
+  // step, with or without copies, so that the counts agree.
+#define STAGE_A(stage) (a_tiles + (stage) * (KT * LA))
+#define STAGE_B(stage) (b_tiles + (stage) * (KT * LB))
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < steps && GROUP_HAS_TILE(s)) {
+      const int k0 = k_begin + GROUP_TILE(s) * KT;
+      const bool full = full_block && k0 + KT <= K;
+      gemm_copy_a(STAGE_A(s), A, lda, M, K, m0, k0, tid, full);
+      gemm_copy_b(STAGE_B(s), B, ldb, N, K, n0, k0, tid, full);
+    }
+    GEMM_CP_ASYNC_COMMIT();
+  }
+  int read_stage = 0, write_stage = STAGES - 1;
+  for (int t = 0; t < steps; ++t) {
+    GEMM_CP_ASYNC_WAIT(STAGES - 2);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int ahead = t + STAGES - 1;
+    if (ahead < steps && GROUP_HAS_TILE(ahead)) {
+      const int k0 = k_begin + GROUP_TILE(ahead) * KT;
+      const bool full = full_block && k0 + KT <= K;
+      gemm_copy_a(STAGE_A(write_stage), A, lda, M, K, m0, k0, tid, full);
+      gemm_copy_b(STAGE_B(write_stage), B, ldb, N, K, n0, k0, tid, full);
+    }
+    GEMM_CP_ASYNC_COMMIT();
+    if (GROUP_HAS_TILE(t)) gemm_multiply_tiles(acc, STAGE_A(read_stage), STAGE_B(read_stage), lr, lc);
+    read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+    write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+  }
+  GEMM_CP_ASYNC_WAIT(0);
+#if KG > 1
+  // The loop ends after a multiply, not a barrier: the k-groups' sums below reuse the tiles.
+  barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+#undef STAGE_A
+#undef STAGE_B
+#else
   realv a_regs[A_LOADS];
   realv b_regs[B_LOADS];
   if (steps > 0 && GROUP_HAS_TILE(0)) {
@@ -398,6 +532,7 @@ void tessera_gemm(GEMM_PARAMETERS GEMM_SPLIT_K_PARAMETERS) {
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
   }
+#endif
 #undef GROUP_TILE
 #undef GROUP_HAS_TILE
 

@@ -59,9 +59,6 @@
 #define CHUNK16 (16 / ELEM_BYTES)  // elements per 16-byte copy
 #define GROUP_M 8  // block rows whose work-groups run next to each other (B panels shared in L2)
 
-#define MMA_STR_(x) #x
-#define MMA_STR(x) MMA_STR_(x)
-
 #if A_ALIGNED
 #define A_CHUNK CHUNK16
 #else
@@ -110,26 +107,15 @@
 #error "gemm_mma: the pipelined loop alternates two fragment buffers per k-step, so K_TILE / MMA_K must be even"
 #endif
 
-// A local pointer converted to an integer is its offset in the shared window, which the
-// .shared instructions take.
-inline uint mma_local_address(const local void* p) { return (uint)(size_t)p; }
-
-// cp.async of `bytes` (0 to the copy's size) from src; the rest of the copy is zero-filled.
-inline void mma_copy16(local void* dst, const global void* src, const uint bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(mma_local_address(dst)), "l"(src), "r"(bytes));
-}
-inline void mma_copy4(local void* dst, const global void* src, const uint bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(mma_local_address(dst)), "l"(src), "r"(bytes));
-}
 // One element: cp.async for floats; a 16-bit value is read and stored (the barrier before its
 // stage is read covers the store as the wait covers the copies).
 #if ELEM_BYTES == 4
-#define MMA_COPY_ONE(dst, src, inside) mma_copy4((dst), (src), (inside) ? 4u : 0u)
+#define MMA_COPY_ONE(dst, src, inside) gemm_cp_async4((dst), (src), (inside) ? 4u : 0u)
 #else
 #define MMA_COPY_ONE(dst, src, inside) *(dst) = (inside) ? *(src) : (operand_real)0
 #endif
 #define MMA_COPY(chunk, dst, src, elements)                                          \
-  if (chunk == CHUNK16) mma_copy16((dst), (src), (uint)(elements) * ELEM_BYTES);     \
+  if (chunk == CHUNK16) gemm_cp_async16((dst), (src), (uint)(elements) * ELEM_BYTES);     \
   else MMA_COPY_ONE((dst), (src), (elements) > 0);
 
 // Copies elements [position, position + chunk) of stored column `line` (a column-major matrix's
@@ -144,12 +130,12 @@ inline void mma_copy4(local void* dst, const global void* src, const uint bytes)
 #define LDMATRIX_X4(r0, r1, r2, r3, p)                                                    \
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"            \
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)                                   \
-               : "r"(mma_local_address(p)))
+               : "r"(gemm_local_address(p)))
 // The transposing form: 16-bit values whose fragment pairs run across the stored rows.
 #define LDMATRIX_X4_TRANS(r0, r1, r2, r3, p)                                              \
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"      \
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)                                   \
-               : "r"(mma_local_address(p)))
+               : "r"(gemm_local_address(p)))
 
 kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void tessera_gemm(GEMM_PARAMETERS) {
   local operand_real a_sh[STAGES * A_STAGE] __attribute__((aligned(16)));
@@ -257,13 +243,13 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < inside_tiles) NT_LOAD_STAGE_INSIDE(s, s)
     else if (s < tiles) NT_LOAD_STAGE_CHECKED(s, s)
-    asm volatile("cp.async.commit_group;" ::);
+    GEMM_CP_ASYNC_COMMIT();
   }
 #else
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < tiles) LOAD_STAGE(s, s)
-    asm volatile("cp.async.commit_group;" ::);
+    GEMM_CP_ASYNC_COMMIT();
   }
 #endif
 
@@ -334,7 +320,7 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
   // CUTLASS's multistage order: the wait and the barrier for the next stage come before the last
   // k-step's products, so the next tile's first fragments load while those run, and the copy into
   // the stage the barrier freed is issued at the start of each tile.
-  asm volatile("cp.async.wait_group " MMA_STR(STAGES - 2) ";" ::);
+  GEMM_CP_ASYNC_WAIT(STAGES - 2);
   barrier(CLK_LOCAL_MEM_FENCE);
   const local operand_real* as = a_sh;
   const local operand_real* bs = b_sh;
@@ -345,10 +331,10 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
     if (ks == 0) {                                                       \
       const int next = tile + STAGES - 1;                                \
       load_next;                                                         \
-      asm volatile("cp.async.commit_group;" ::);                         \
+      GEMM_CP_ASYNC_COMMIT();                                            \
     }                                                                    \
     if (ks == KSTEPS - 1) {                                              \
-      asm volatile("cp.async.wait_group " MMA_STR(STAGES - 2) ";" ::);   \
+      GEMM_CP_ASYNC_WAIT(STAGES - 2);                                    \
       barrier(CLK_LOCAL_MEM_FENCE);                                      \
       as = a_sh + ((tile + 1) % STAGES) * A_STAGE;                       \
       bs = b_sh + ((tile + 1) % STAGES) * B_STAGE;                       \
@@ -365,7 +351,7 @@ kernel __attribute__((reqd_work_group_size(WARP * WG_ROWS, WG_COLS, 1))) void te
 #else
   for (int tile = 0; tile < tiles; ++tile) TILE_PRODUCTS(if (next < tiles) LOAD_STAGE(next % STAGES, next))
 #endif
-  asm volatile("cp.async.wait_group 0;" ::);
+  GEMM_CP_ASYNC_WAIT(0);
 
   // Where product element (h, e) of fragment (i, j) lands: h picks the fragment's row g or g + 8
   // (permuted where A's fragments were paired), e its column 2t or 2t + 1.
