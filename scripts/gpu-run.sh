@@ -81,6 +81,11 @@
 #                     430, stops it), then select_defaults.py --measured --evidence: that database
 #                     with those timings as measured entries: coverage-matrix.json and nvidia_gpu.json
 #                     Both run one tune_all rank per GPU (mpirun) where the machine has several GPUs.
+#   configuration-set tune_all rebuilt with the configurations of TESSERA_SET alone (a defaults file, or a
+#                     list in its form: benchmark/gemm/stages_probe/variants.json, added.json), measuring
+#                     each at every shape of TESSERA_SET_SHAPES (files separated by spaces);
+#                     TESSERA_MATRIX_SECONDS, default 500, stops it: configuration-set.json (for
+#                     select_defaults.py --added where the list holds references the database timed)
 #   launch            bench_launch_overhead, three repetitions: a launch's host cost through the runtime and
 #                     each front door (GEMM unsplit and split along K), and the OpenCL call alone with and
 #                     without an event, on the profiling queue and on one without: launch.json
@@ -425,6 +430,14 @@ step_coverage-matrix() {
     select_into "$merged" "$database" --measured "$out/coverage-matrix.json" --evidence "${shapes[@]}" || status=1
   fi
   return $status
+}
+
+step_configuration-set() {
+  [ -n "${TESSERA_SET:-}" ] && [ -n "${TESSERA_SET_SHAPES:-}" ] ||
+    { echo "configuration-set: name the configurations (TESSERA_SET) and the shape files (TESSERA_SET_SHAPES)"; return 1; }
+  local shapes
+  read -ra shapes <<< "$TESSERA_SET_SHAPES"
+  time_database_set "$TESSERA_SET" "$out/configuration-set.json" 500 "${shapes[@]}"
 }
 
 step_shapes-split() {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -102,6 +103,15 @@ gemm_device_key describe_device(const runtime::device_info& device) {
   else if (key.vendor == "pocl") key.architecture = pocl_cpu_architecture(device.name);
   else if (key.vendor == "amd" && device.name.rfind("gfx", 0) == 0) key.architecture = device.name;
   return key;
+}
+
+std::optional<int> nvidia_compute_capability(std::string_view architecture) {
+  if (!architecture.starts_with("sm_")) return std::nullopt;
+  const std::string_view digits = architecture.substr(3);
+  int capability = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), capability);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return capability;
 }
 
 gemm_limits device_limits(const runtime::device_info& device) {

@@ -10,11 +10,9 @@
 // shape's configuration picked elsewhere has the call's split, blas::choose_default), and the
 // entry's configuration, tuned shape and origin (null for the last resort), and the tail split
 // blas::gemm runs it as (blas::tail_split_for_call; null where none, and with --compute-units 0).
-#include <charconv>
 #include <iostream>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -89,13 +87,11 @@ int main(int argc, char** argv) {
     device.local_memory_bytes = static_cast<std::uint64_t>(local_memory_bytes);
     device.max_work_group_size = static_cast<std::size_t>(max_work_group_size);
     if (key.vendor == "nvidia" && key.architecture.starts_with("sm_")) {
-      const std::string_view digits = std::string_view(key.architecture).substr(3);
-      int capability = 0;
-      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), capability);
-      if (ec != std::errc() || end != digits.data() + digits.size())
+      const auto capability = blas::nvidia_compute_capability(key.architecture);
+      if (!capability)
         throw tessera::argument_error(fmt::format("--architecture '{}': expected sm_ and a compute capability "
                                                   "(sm_90)", key.architecture));
-      device.nvidia_compute_capability = capability;
+      device.nvidia_compute_capability = *capability;
     }
     const blas::gemm_limits limits = blas::device_limits(device);
     const blas::gemm_defaults_index index(table);

@@ -300,4 +300,8 @@ std::vector<gemm_default_entry> read_gemm_defaults_files(const std::vector<std::
 /// The device's limits as the rules name them.
 gemm_limits device_limits(const runtime::device_info& device);
 
+/// The compute capability an NVIDIA architecture names ("sm_90" -> 90: the inverse of a device
+/// key's architecture), for a device described by its key (gemm_pick); nullopt for another form.
+std::optional<int> nvidia_compute_capability(std::string_view architecture);
+
 }  // namespace tessera::blas
