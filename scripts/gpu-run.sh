@@ -77,7 +77,8 @@
 #                     on 2026-11-30 and taken; thin_transposes_draw.json, TT and NT where the database had
 #                     the fewest measured shapes, timed on 2026-12-01 and taken; short_k_second_draw.json and
 #                     narrow_draw.json, timed on 2026-12-02 and taken; mid_size_draw.json, timed on 2026-12-02,
-#                     not taken; TESSERA_MATRIX_SECONDS, default
+#                     not taken; mid_size_second_draw.json, timed on 2026-12-02 with 60 configurations
+#                     (configuration-set), not taken; TESSERA_MATRIX_SECONDS, default
 #                     430, stops it), then select_defaults.py --measured --evidence: that database
 #                     with those timings as measured entries: coverage-matrix.json and nvidia_gpu.json
 #                     Both run one tune_all rank per GPU (mpirun) where the machine has several GPUs.

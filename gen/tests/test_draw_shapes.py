@@ -59,7 +59,8 @@ def assert_shares_no_shape(shapes: set, paths: list[Path]) -> None:
                                                       ("short_k_draw.json", 20261208, "short-k", 16),
                                                       ("short_k_second_draw.json", 2026120211, "short-k", 18),
                                                       ("narrow_draw.json", 2026120212, "narrow", 14),
-                                                      ("mid_size_draw.json", 2026120301, "mid-size", 12)])
+                                                      ("mid_size_draw.json", 2026120301, "mid-size", 12),
+                                                      ("mid_size_second_draw.json", 2026120304, "mid-size", 40)])
 def test_each_evidence_file_is_its_draw_and_shares_no_shape_with_a_held_out_one(name, seed, regime, count):
     drawn = json.loads((ROOT / "configs/shapes" / name).read_text())
     assert drawn["shapes"] == draw_shapes.draw(seed, count, regime)
