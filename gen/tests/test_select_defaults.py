@@ -89,6 +89,22 @@ def test_a_configuration_that_beat_the_default_is_written(tmp_path):
     assert "1.80x the default (re-measured)" in entry["origin"] and "1.50x CLBlast" in entry["origin"]
 
 
+def test_the_file_holds_one_entry_a_line_and_reads_back_as_written(tmp_path):
+    on_h100 = a_win()
+    on_h100["measured_by"] = {"rank": 1, "host": "b", "device": "NVIDIA H100 80GB HBM3"}
+    devices = [{"name": "NVIDIA H200", "vendor": "NVIDIA Corporation", "type": "gpu", "architecture": "sm_90"},
+               {"name": "NVIDIA H100 80GB HBM3", "vendor": "NVIDIA Corporation", "type": "gpu",
+                "architecture": "sm_90"}]
+    assert select(tmp_path, write_results(tmp_path, [a_win(), on_h100], devices=devices)) == 0
+    text = (tmp_path / "d" / "nvidia_gpu.json").read_text()
+    document = json.loads(text)
+    assert text == select_defaults.database_text(document)
+    entry_lines = [line for line in text.splitlines() if line.startswith("    {")]
+    assert [json.loads(line.rstrip(",")) for line in entry_lines] == document["entries"]
+    assert len(document["entries"]) == 2
+    assert select_defaults.database_text({"target": "t", "entries": []}) == '{\n  "target": "t",\n  "entries": []\n}\n'
+
+
 def test_a_best_slower_than_the_default_writes_no_regression(tmp_path, capsys):
     # The default held: it is the shape's entry (a neighbour's entry would otherwise serve it).
     assert select(tmp_path, write_results(tmp_path, [a_loss()])) == 0
